@@ -1,0 +1,15 @@
+#include "cli/command.h"
+
+namespace tensorperf::cli {
+
+void register_commands(CLI::App& app) {
+  using Register = void (*)(CLI::App&);
+  static constexpr Register kCommands[] = {
+      register_models_command,
+      register_tasks_command,
+      register_graph_command,
+  };
+  for (Register r : kCommands) r(app);
+}
+
+}  // namespace tensorperf::cli

@@ -1,0 +1,75 @@
+// Kernel providers: who can compile a workload under a config into something runnable. Halide
+// (schedulable, the main search space) and oneDNN (vendor library, small space) are providers; the
+// table of providers is in provider_registry.cc. No Halide or oneDNN type appears here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "ir/workload.h"
+#include "kernels/host_tensor.h"
+
+namespace tensorperf::kernels {
+
+// One point of a workload's schedule space: knob name -> value (ints, strings), serialised as JSON.
+struct Config {
+  std::string provider;  // "halide", "onednn"
+  nlohmann::json knobs = nlohmann::json::object();
+};
+
+// What to compile for. `target` is a Halide target string ("x86-64-linux-avx2-fma", ...); providers
+// that are not Halide map it to their own ISA limit. `threads` is the thread count the kernel uses.
+struct CompileOptions {
+  std::string target = "host";
+  int threads = 1;
+};
+
+// The inputs a workload's kernel takes, in order: its main inputs (Workload::inputs), then one
+// per epilogue op that needs a tensor: "bias" -> [C_out] (or [N_last]), "add"/"mul" -> output type.
+std::vector<ir::TensorType> kernel_input_types(const ir::Workload& w);
+
+// A compiled kernel, ready to run. run() may be called many times; not thread-safe.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // REQUIRES: inputs match kernel_input_types(w) and output has w.output's type.
+  virtual Status run(const std::vector<const HostTensor*>& inputs, HostTensor& output) = 0;
+};
+
+// A knob space: each knob has a finite list of candidate values. Configs are points in the product,
+// possibly with constraints checked by the provider (a rejected point is an instantiation error).
+struct Knob {
+  std::string name;
+  std::vector<nlohmann::json> values;
+};
+struct ConfigSpace {
+  std::vector<Knob> knobs;
+  double size() const;  // product of value counts (double: spaces are huge)
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual std::string name() const = 0;
+  virtual bool supports(const ir::Workload& w) const = 0;
+  virtual ConfigSpace space(const ir::Workload& w) const = 0;
+  // A simple default schedule that always compiles.
+  virtual Config default_config(const ir::Workload& w) const = 0;
+  // Instantiation errors (bad knob values) are InvalidArgument; compile failures are Internal.
+  virtual Result<std::unique_ptr<Kernel>> compile(const ir::Workload& w, const Config& c,
+                                                  const CompileOptions& options) const = 0;
+};
+
+// The registered providers, and lookup by name (NotFound lists the known ones).
+const std::vector<const Provider*>& providers();
+Result<const Provider*> find_provider(const std::string& name);
+
+// Plain C++ reference implementation of a workload (slow, obviously correct), for checking outputs.
+Status run_reference(const ir::Workload& w, const std::vector<const HostTensor*>& inputs, HostTensor& output);
+
+}  // namespace tensorperf::kernels

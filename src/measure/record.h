@@ -1,0 +1,65 @@
+// A record: one measurement of one config of one workload on one device, errors included. Every
+// latency in the database is a Record. Native serialisation is one JSON object per line, close to
+// AutoTVM's v0.2 layout:
+//   {"input": {"workload": KEY, "device": DEVICE_KEY, "target": TARGET, "provider": "halide"},
+//    "config": {KNOB: VALUE, ...},
+//    "result": {"costs": [s, ...], "error_no": 0, "error_msg": "", "build_time": s, "run_time": s,
+//               "timestamp": unix_s},
+//    "version": {"format": 1, "tensorperf": "0.1.0"}}
+// Parsing then serialising a line gives the same JSON value (lossless; key order is the above).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace tensorperf::measure {
+
+// AutoTVM's MeasureErrorNo numbering. Reaches disk and TVM logs: never change a value.
+enum class ErrorCode : int {
+  kNoError = 0,
+  kInstantiationError = 1,  // the config does not fit the workload (bad knob value)
+  kCompileHostError = 2,    // the kernel failed to compile or lower
+  kCompileDeviceError = 3,
+  kRuntimeDeviceError = 4,  // the kernel crashed or failed at run time
+  kWrongAnswerError = 5,    // output differs from the reference kernel
+  kBuildTimeoutError = 6,
+  kRunTimeoutError = 7,
+  kUnknownError = 8,
+};
+std::string_view error_name(ErrorCode e);  // "no_error", "instantiation", "compile_host", ...
+
+inline constexpr int kRecordFormatVersion = 1;
+std::string_view tensorperf_version();  // the project version, e.g. "0.1.0"
+
+struct Record {
+  std::string workload_key;  // ir::Workload::key()
+  std::string device_key;    // measure::Device key
+  std::string target;        // compile target, e.g. a Halide target string
+  std::string provider;      // kernel provider: "halide", "onednn"
+  nlohmann::json config = nlohmann::json::object();  // knob name -> value
+  std::vector<double> costs;  // seconds, one per timing (repeat); empty on error
+  ErrorCode error = ErrorCode::kNoError;
+  std::string error_msg;
+  double build_time_s = 0;  // compile time
+  double run_time_s = 0;    // wall time of the whole timed run, reference check included
+  double timestamp = 0;     // unix seconds
+  std::string version = std::string(tensorperf_version());
+  int format = kRecordFormatVersion;
+
+  bool ok() const { return error == ErrorCode::kNoError && !costs.empty(); }
+  double mean_cost() const;    // +inf on error (AutoTVM's convention)
+  double median_cost() const;  // +inf on error
+};
+
+nlohmann::json record_to_json(const Record& r);
+Result<Record> record_from_json(const nlohmann::json& j);
+// One line, no trailing newline.
+std::string record_to_line(const Record& r);
+Result<Record> record_from_line(std::string_view line);
+
+}  // namespace tensorperf::measure
