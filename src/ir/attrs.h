@@ -33,8 +33,9 @@ class Attrs {
   std::vector<int64_t> get_ints(const std::string& name, const std::vector<int64_t>& fallback) const;
 
   const std::map<std::string, AttrValue>& values() const { return values_; }
-  // "dilations=1,1;groups=1;pads=1,1,1,1;strides=1,1": sorted by name; floats with %.9g; ints lists
-  // comma-separated (an empty list is "[]"); strings quoted.
+  // "dilations=[1,1];epsilon=0.001;groups=1;layout=\"NCHW\"": sorted by name; an int as digits, a
+  // float with %.9g and always a '.' or an exponent, an int list in brackets, a string in double
+  // quotes with \" and \\ escaped.
   std::string to_string() const;
   bool operator==(const Attrs&) const = default;
 

@@ -3,7 +3,7 @@
 // type and the fused epilogue. Two workloads with the same key are the same kernel problem.
 //
 // Key: "<op>|<input types ;-joined>|<attrs>|<epilogue +-joined>", e.g.
-//   conv2d|float32[1,64,56,56];float32[64,64,3,3]|dilations=1,1;groups=1;pads=1,1,1,1;strides=1,1|bias+relu
+//   conv2d|float32[1,64,56,56];float32[64,64,3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];strides=[1,1]|bias+relu
 // Epilogue ops, applied in order to the main op's output: "bias" (per output channel / last dim),
 // "add" (a residual tensor of the output's type), "mul" (same), and the activations
 // "relu", "relu6", "sigmoid", "tanh", "gelu". The key format reaches the database: change it only
