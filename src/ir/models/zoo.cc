@@ -21,6 +21,12 @@ const std::vector<ZooEntry>& zoo_table() {
       {{"squeezenet1_1", "SqueezeNet 1.1, torchvision 0.14 definition, 224x224"}, models::build_squeezenet1_1},
       {{"mobilenet_v2", "MobileNet-V2 (width 1.0), torchvision 0.14 definition, 224x224"},
        models::build_mobilenet_v2},
+      {{"nasnet_a_mobile", "NASNet-A Mobile (4@1056), Cadene's pretrainedmodels port of the TF-slim model, 224x224"},
+       models::build_nasnet_a_mobile},
+      {{"randwire", "RandWire-WS small regime, WS(4, 0.75), N=32, C=78 (Xie et al. 2019), seeded, 224x224"},
+       models::build_randwire},
+      {{"bert_base", "BERT-base encoder (Hugging Face BertModel): input [batch, seq_len, 768] embeddings"},
+       models::build_bert_base},
   };
   return table;
 }
