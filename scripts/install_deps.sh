@@ -8,8 +8,9 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config make
   # kernels and measurement
   libhalide14-0-dev libdnnl-dev
+  ocl-icd-opencl-dev  # dnnl-config.cmake needs OpenCL: Debian builds oneDNN with the OpenCL GPU runtime
   # record store
-  libsqlite3-dev sqlite3 libpqxx-dev postgresql
+  libsqlite3-dev sqlite3 libpqxx-dev postgresql libsimdjson-dev libssl-dev
   # model import
   libonnx-dev libprotobuf-dev protobuf-compiler
   # formats, command line, logging

@@ -1,0 +1,19 @@
+// Content hash of a stored record: two records with the same hash are the same record, stored once.
+// The hash is the first 16 bytes of SHA-256 over the record's stored line, so hostile input cannot
+// make two different lines collide in practice.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace tensorperf::db {
+
+inline constexpr size_t kContentHashBytes = 16;
+
+// 16 raw bytes (not hex).
+std::string content_hash(std::string_view bytes);
+
+// Lower-case hex of raw bytes, for messages and PostgreSQL bytea literals.
+std::string to_hex(std::string_view bytes);
+
+}  // namespace tensorperf::db

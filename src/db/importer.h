@@ -1,0 +1,39 @@
+// Imports record files (AutoTVM v0.1/v0.2 logs, auto_scheduler logs, tensorperf JSON lines; one
+// file may mix them) into a store, in batches of one transaction each. Re-importing a file, or
+// finishing an import that was killed, stores nothing twice: records already stored are skipped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <istream>
+#include <string>
+
+#include "db/record_store.h"
+
+namespace tensorperf::db {
+
+struct ImportOptions {
+  bool strict = false;       // the first malformed line fails the import (earlier batches stay stored)
+  size_t batch_size = 20000; // records per transaction
+};
+
+struct ImportReport {
+  int64_t lines = 0;       // every line read, comments and blank lines included
+  int64_t records = 0;     // lines that held a record
+  int64_t inserted = 0;    // records new to the store
+  int64_t duplicates = 0;  // records already stored (or repeated in the input)
+  int64_t skipped = 0;     // malformed lines
+};
+
+// Called once per malformed line with "name:line: reason".
+using ProblemSink = std::function<void(const std::string&)>;
+
+// `name` labels problems (the file path). A malformed line is reported, counted and skipped, or
+// with options.strict becomes an InvalidArgument error naming it.
+Result<ImportReport> import_stream(RecordStore& store, std::istream& in, const std::string& name,
+                                   const ImportOptions& options, const ProblemSink& on_problem);
+// Opens `path` and imports it; NotFound when it cannot be read.
+Result<ImportReport> import_file(RecordStore& store, const std::string& path, const ImportOptions& options,
+                                 const ProblemSink& on_problem);
+
+}  // namespace tensorperf::db

@@ -1,0 +1,43 @@
+// A record as the store keeps it, whatever format it came from: the original line (re-exported
+// verbatim) and the columns the queries need. Produced by LineParser or from a measure::Record.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "db/target_info.h"
+#include "measure/record.h"
+
+namespace tensorperf::db {
+
+// Reaches disk as an integer: never change a value.
+enum class RecordFormat : int {
+  kAutotvmV01 = 1,  // AutoTVM log, "i"/"r"/"v"
+  kAutotvmV02 = 2,  // AutoTVM log, "input"/"config"/"result"
+  kAnsor = 3,       // auto_scheduler log, "i"/"r"/"v" with transform steps
+  kNative = 4,      // tensorperf record (measure/record.h)
+};
+std::string_view format_name(RecordFormat f);  // "autotvm-v0.1", "autotvm-v0.2", "ansor", "native"
+
+struct ParsedRecord {
+  RecordFormat format = RecordFormat::kNative;
+  std::string line;          // the stored line, without its newline; export writes it back as is
+  std::string hash;          // content_hash(line)
+  std::string workload_key;  // opaque: TVM task name + args as compact JSON, ansor key, tensorperf key
+  DeviceDescription device;  // device.key is the TVM target string or the tensorperf device key
+  std::string provider;      // "autotvm", "ansor", or the tensorperf kernel provider
+  std::string config;        // compact JSON of the config (AutoTVM config, ansor steps, knobs)
+  std::string config_hash;   // content_hash(provider + '\0' + config)
+  int error_no = 0;
+  std::optional<double> mean_cost;  // seconds; set exactly when error_no == 0
+  std::string costs;                // compact JSON array of the costs as logged
+  double build_time_s = 0;          // AutoTVM all_cost / tensorperf build_time
+  double timestamp = 0;
+  std::string version;  // tool version that wrote the record ("0.7.dev0", "v0.6", "0.1.0")
+};
+
+// The stored form of a tensorperf record; the line is record_to_line(r).
+ParsedRecord parsed_from_native(const measure::Record& r);
+
+}  // namespace tensorperf::db

@@ -1,0 +1,21 @@
+#include "db/record_store.h"
+
+#include "db/pg_store.h"
+#include "db/sqlite_store.h"
+#include "db/store_url.h"
+
+namespace tensorperf::db {
+
+Result<std::unique_ptr<RecordStore>> open_store(std::string_view url, OpenMode mode) {
+  if (url.empty()) return Status::InvalidArgument("the database URL is empty; give a file path or postgresql://...");
+  if (is_postgres_url(url)) return open_pg_store(std::string(url), mode);
+  return open_sqlite_store(std::string(url), mode);
+}
+
+Status add_record(RecordStore& store, const measure::Record& record) {
+  ParsedRecord parsed = parsed_from_native(record);
+  InsertCounts counts;
+  return store.insert(std::span<const ParsedRecord>(&parsed, 1), counts);
+}
+
+}  // namespace tensorperf::db

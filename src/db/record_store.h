@@ -1,0 +1,108 @@
+// The tuning database: every measurement ever made, keyed by workload and device. One interface,
+// two backends: SQLite (a file; the default) and PostgreSQL (a shared server). Records whose
+// content hash is already stored are skipped, so imports are idempotent; record ids grow in
+// insertion order, which is the order exports and "ties keep the earlier record" follow.
+// Thread-safety: one RecordStore per thread; several processes may write one store at once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "db/parsed_record.h"
+#include "db/target_info.h"
+
+namespace tensorperf::db {
+
+struct StoredRecord {
+  int64_t id = 0;
+  RecordFormat format = RecordFormat::kNative;
+  std::string workload_key;
+  std::string device_key;
+  std::string config;  // compact JSON
+  std::string line;    // the original line
+  int error_no = 0;
+  std::optional<double> mean_cost;  // set when error_no == 0
+  double timestamp = 0;
+};
+
+struct InsertCounts {
+  int64_t inserted = 0;
+  int64_t duplicates = 0;  // already stored (same content hash)
+};
+
+// Which records scan() visits; empty fields do not filter.
+struct ScanFilter {
+  std::string workload_key;
+  std::string device_key;
+  std::optional<RecordFormat> format;
+};
+
+struct DeviceSummary {
+  DeviceDescription device;
+  int64_t records = 0;
+  int64_t workloads = 0;
+};
+
+struct WorkloadSummary {
+  std::string key;
+  int64_t records = 0;
+  int64_t devices = 0;
+  std::optional<double> best_mean_cost;  // over all devices
+};
+
+struct StoreStats {
+  int schema_version = 0;
+  int64_t records = 0;
+  int64_t error_records = 0;
+  int64_t workloads = 0;
+  int64_t devices = 0;
+  int64_t configs = 0;
+  std::vector<std::pair<RecordFormat, int64_t>> records_by_format;
+  std::vector<std::pair<std::string, std::string>> build_info;  // component -> version
+};
+
+class RecordStore {
+ public:
+  virtual ~RecordStore() = default;
+
+  virtual std::string_view backend() const = 0;  // "sqlite" or "postgresql"
+
+  // Stores `batch` in one transaction, in order, skipping records already stored. On error nothing
+  // of the batch is stored.
+  virtual Status insert(std::span<const ParsedRecord> batch, InsertCounts& counts) = 0;
+
+  // Up to k error-free records of `workload_key` on exactly `device_key`, lowest mean cost first,
+  // ties to the earlier record. Empty when there are none.
+  virtual Result<std::vector<StoredRecord>> top_records(std::string_view workload_key,
+                                                        std::string_view device_key, int k) = 0;
+
+  // Calls `visit` for each matching record in id order; stops at the first non-OK status it returns.
+  virtual Status scan(const ScanFilter& filter, const std::function<Status(const StoredRecord&)>& visit) = 0;
+
+  // Every device, without counts (cheap); devices() adds the counts.
+  virtual Result<std::vector<DeviceDescription>> device_descriptions() = 0;
+  virtual Result<std::vector<DeviceSummary>> devices() = 0;
+  virtual Result<std::vector<WorkloadSummary>> workloads() = 0;
+  virtual Result<StoreStats> stats() = 0;
+};
+
+enum class OpenMode {
+  kCreate,    // create the store (schema included) when it does not exist; migrate it when older
+  kExisting,  // NotFound when there is no store at the URL; migrate it when older
+};
+
+// `url` is "postgresql://..." / "postgres://..." (libpq URL; PG* environment variables fill in what
+// it leaves out) or a SQLite file path. Messages never contain a password.
+Result<std::unique_ptr<RecordStore>> open_store(std::string_view url, OpenMode mode);
+
+// Stores one tensorperf record (what `tensorperf profile` calls for each measurement).
+Status add_record(RecordStore& store, const measure::Record& record);
+
+}  // namespace tensorperf::db

@@ -1,0 +1,447 @@
+#include "db/sqlite_store.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <unordered_map>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace tensorperf::db {
+namespace {
+
+constexpr int kBusyTimeoutMs = 60000;
+
+// Schema migrations, applied in order; migration i brings the store to version i + 1. Never edit
+// one that has shipped: append a new one.
+constexpr const char* kMigrations[] = {
+    R"sql(
+CREATE TABLE build_info(component TEXT PRIMARY KEY, version TEXT NOT NULL, recorded_at REAL NOT NULL);
+CREATE TABLE devices(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, target TEXT NOT NULL,
+                     target_keys TEXT NOT NULL, model TEXT NOT NULL, mcpu TEXT NOT NULL);
+CREATE TABLE workloads(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
+CREATE TABLE configs(id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, provider TEXT NOT NULL,
+                     body TEXT NOT NULL);
+CREATE TABLE records(id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, format INTEGER NOT NULL,
+                     workload_id INTEGER NOT NULL REFERENCES workloads(id),
+                     device_id INTEGER NOT NULL REFERENCES devices(id),
+                     config_id INTEGER NOT NULL REFERENCES configs(id),
+                     error_no INTEGER NOT NULL, mean_cost REAL, costs TEXT NOT NULL,
+                     build_time REAL NOT NULL, timestamp REAL NOT NULL, version TEXT NOT NULL,
+                     line TEXT NOT NULL);
+CREATE INDEX records_best ON records(workload_id, device_id, mean_cost) WHERE error_no = 0;
+CREATE INDEX records_device ON records(device_id);
+)sql",
+};
+constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
+
+class Stmt {
+ public:
+  Stmt() = default;
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  ~Stmt() { sqlite3_finalize(s_); }
+
+  Status prepare(sqlite3* db, const char* sql) {
+    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
+      return Status::Internal(std::string("sqlite: cannot prepare a statement: ") + sqlite3_errmsg(db));
+    return Status::Ok();
+  }
+  sqlite3_stmt* get() const { return s_; }
+  void reset() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+  }
+  void text(int i, std::string_view v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
+  void text_static(int i, std::string_view v) { sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC); }
+  void blob(int i, std::string_view v) { sqlite3_bind_blob(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC); }
+  void integer(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
+  void real(int i, double v) { sqlite3_bind_double(s_, i, v); }
+  void null(int i) { sqlite3_bind_null(s_, i); }
+  std::string column_text(int i) const {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_blob(s_, i));
+    return p ? std::string(p, sqlite3_column_bytes(s_, i)) : std::string();
+  }
+  int64_t column_int(int i) const { return sqlite3_column_int64(s_, i); }
+  std::optional<double> column_real(int i) const {
+    if (sqlite3_column_type(s_, i) == SQLITE_NULL) return std::nullopt;
+    return sqlite3_column_double(s_, i);
+  }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+};
+
+class SqliteStore final : public RecordStore {
+ public:
+  SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  ~SqliteStore() override {
+    // Statements first: sqlite3_close refuses while any is alive.
+    stmts_.reset();
+    sqlite3_close(db_);
+  }
+
+  Status init(OpenMode mode);
+
+  std::string_view backend() const override { return "sqlite"; }
+  Status insert(std::span<const ParsedRecord> batch, InsertCounts& counts) override;
+  Result<std::vector<StoredRecord>> top_records(std::string_view workload_key, std::string_view device_key,
+                                                int k) override;
+  Status scan(const ScanFilter& filter, const std::function<Status(const StoredRecord&)>& visit) override;
+  Result<std::vector<DeviceDescription>> device_descriptions() override;
+  Result<std::vector<DeviceSummary>> devices() override;
+  Result<std::vector<WorkloadSummary>> workloads() override;
+  Result<StoreStats> stats() override;
+
+ private:
+  struct Statements {
+    Stmt insert_workload, select_workload, insert_device, select_device, insert_config, select_config,
+        insert_record, top;
+  };
+
+  Status exec(const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string msg = err ? err : sqlite3_errmsg(db_);
+      sqlite3_free(err);
+      return Status::Internal("sqlite (" + path_ + "): " + msg);
+    }
+    return Status::Ok();
+  }
+  Status error(const char* what) const {
+    return Status::Internal("sqlite (" + path_ + "): " + what + ": " + sqlite3_errmsg(db_));
+  }
+  Status step_done(Stmt& s, const char* what) {
+    int rc = sqlite3_step(s.get());
+    s.reset();
+    return rc == SQLITE_DONE ? Status::Ok() : error(what);
+  }
+  // The id of `key` in a table of unique keys, inserting the row (bind_rest binds its other columns).
+  Result<int64_t> intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key,
+                         std::unordered_map<std::string, int64_t>& cache, const std::function<void(Stmt&)>& bind_rest);
+  Status insert_locked(std::span<const ParsedRecord> batch, InsertCounts& counts);
+  Status prepare_statements();
+
+  sqlite3* db_;
+  std::string path_;
+  std::unique_ptr<Statements> stmts_;
+  // Ids of rows known to be committed, so a batch looks each key up once per process.
+  std::unordered_map<std::string, int64_t> workload_ids_, device_ids_, config_ids_;
+};
+
+Status SqliteStore::init(OpenMode mode) {
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  TP_RETURN_IF_ERROR(exec("PRAGMA journal_mode=WAL"));
+  TP_RETURN_IF_ERROR(exec("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY"));
+  TP_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
+  auto migrate = [&]() -> Status {
+    int current = 0;
+    {
+      Stmt s;
+      if (s.prepare(db_, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'").ok() &&
+          sqlite3_step(s.get()) == SQLITE_ROW) {
+        Stmt v;
+        TP_RETURN_IF_ERROR(v.prepare(db_, "SELECT max(version) FROM schema_version"));
+        if (sqlite3_step(v.get()) == SQLITE_ROW) current = static_cast<int>(v.column_int(0));
+      } else if (mode == OpenMode::kExisting) {
+        return Status::NotFound(path_ + " is not a tensorperf database; run `tensorperf db init --db " + path_ + "`");
+      } else {
+        TP_RETURN_IF_ERROR(exec("CREATE TABLE schema_version(version INTEGER NOT NULL, applied_at REAL NOT NULL)"));
+      }
+    }
+    if (current > kSchemaVersion)
+      return Status::Unsupported(path_ + " has schema version " + std::to_string(current) +
+                                 ", newer than this build's " + std::to_string(kSchemaVersion) +
+                                 "; upgrade tensorperf");
+    for (int v = current; v < kSchemaVersion; ++v) {
+      TP_RETURN_IF_ERROR(exec(kMigrations[v]));
+      Stmt s;
+      TP_RETURN_IF_ERROR(s.prepare(db_, "INSERT INTO schema_version(version, applied_at) VALUES(?1, (julianday('now') - 2440587.5) * 86400.0)"));
+      s.integer(1, v + 1);
+      TP_RETURN_IF_ERROR(step_done(s, "recording the schema version"));
+    }
+    if (current < kSchemaVersion) {
+      Stmt s;
+      TP_RETURN_IF_ERROR(s.prepare(db_, "INSERT INTO build_info(component, version, recorded_at) VALUES(?1, ?2, (julianday('now') - 2440587.5) * 86400.0) "
+                                        "ON CONFLICT(component) DO UPDATE SET version = excluded.version, recorded_at = excluded.recorded_at"));
+      for (auto [c, v] : {std::pair<std::string_view, std::string_view>{"tensorperf", measure::tensorperf_version()},
+                          {"sqlite", sqlite3_libversion()}}) {
+        s.text(1, c);
+        s.text(2, v);
+        TP_RETURN_IF_ERROR(step_done(s, "recording build info"));
+      }
+    }
+    return Status::Ok();
+  };
+  Status s = migrate();
+  if (!s.ok()) {
+    (void)exec("ROLLBACK");
+    return s;
+  }
+  TP_RETURN_IF_ERROR(exec("COMMIT"));
+  return prepare_statements();
+}
+
+Status SqliteStore::prepare_statements() {
+  stmts_ = std::make_unique<Statements>();
+  Statements& s = *stmts_;
+  TP_RETURN_IF_ERROR(s.insert_workload.prepare(db_, "INSERT INTO workloads(key) VALUES(?1) ON CONFLICT DO NOTHING"));
+  TP_RETURN_IF_ERROR(s.select_workload.prepare(db_, "SELECT id FROM workloads WHERE key = ?1"));
+  TP_RETURN_IF_ERROR(s.insert_device.prepare(
+      db_, "INSERT INTO devices(key, target, target_keys, model, mcpu) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"));
+  TP_RETURN_IF_ERROR(s.select_device.prepare(db_, "SELECT id FROM devices WHERE key = ?1"));
+  TP_RETURN_IF_ERROR(s.insert_config.prepare(
+      db_, "INSERT INTO configs(hash, provider, body) VALUES(?1, ?2, ?3) ON CONFLICT DO NOTHING"));
+  TP_RETURN_IF_ERROR(s.select_config.prepare(db_, "SELECT id FROM configs WHERE hash = ?1"));
+  TP_RETURN_IF_ERROR(s.insert_record.prepare(
+      db_, "INSERT INTO records(hash, format, workload_id, device_id, config_id, error_no, mean_cost, costs, "
+           "build_time, timestamp, version, line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+           "ON CONFLICT(hash) DO NOTHING"));
+  TP_RETURN_IF_ERROR(s.top.prepare(
+      db_, "SELECT r.id, r.format, c.body, r.line, r.error_no, r.mean_cost, r.timestamp FROM records r "
+           "JOIN configs c ON c.id = r.config_id "
+           "WHERE r.workload_id = (SELECT id FROM workloads WHERE key = ?1) "
+           "AND r.device_id = (SELECT id FROM devices WHERE key = ?2) AND r.error_no = 0 "
+           "ORDER BY r.mean_cost, r.id LIMIT ?3"));
+  return Status::Ok();
+}
+
+Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key,
+                                    std::unordered_map<std::string, int64_t>& cache,
+                                    const std::function<void(Stmt&)>& bind_rest) {
+  if (auto it = cache.find(std::string(key)); it != cache.end()) return it->second;
+  if (blob_key) ins.blob(1, key); else ins.text_static(1, key);
+  if (bind_rest) bind_rest(ins);
+  TP_RETURN_IF_ERROR(step_done(ins, "inserting a key"));
+  if (blob_key) sel.blob(1, key); else sel.text_static(1, key);
+  int rc = sqlite3_step(sel.get());
+  if (rc != SQLITE_ROW) {
+    sel.reset();
+    return error("looking up a key");
+  }
+  int64_t id = sel.column_int(0);
+  sel.reset();
+  cache.emplace(std::string(key), id);
+  return id;
+}
+
+Status SqliteStore::insert_locked(std::span<const ParsedRecord> batch, InsertCounts& counts) {
+  Statements& s = *stmts_;
+  for (const ParsedRecord& r : batch) {
+    TP_ASSIGN_OR_RETURN(int64_t wid, intern(s.insert_workload, s.select_workload, r.workload_key, false, workload_ids_, {}));
+    std::string keys_json;
+    TP_ASSIGN_OR_RETURN(int64_t did, intern(s.insert_device, s.select_device, r.device.key, false, device_ids_, [&](Stmt& st) {
+                          keys_json = nlohmann::json(r.device.keys).dump(-1, ' ', false,
+                                                                         nlohmann::json::error_handler_t::replace);
+                          st.text_static(2, r.device.target);
+                          st.text_static(3, keys_json);
+                          st.text_static(4, r.device.model);
+                          st.text_static(5, r.device.mcpu);
+                        }));
+    TP_ASSIGN_OR_RETURN(int64_t cid, intern(s.insert_config, s.select_config, r.config_hash, true, config_ids_, [&](Stmt& st) {
+                          st.text_static(2, r.provider);
+                          st.text_static(3, r.config);
+                        }));
+    Stmt& ins = s.insert_record;
+    ins.blob(1, r.hash);
+    ins.integer(2, static_cast<int>(r.format));
+    ins.integer(3, wid);
+    ins.integer(4, did);
+    ins.integer(5, cid);
+    ins.integer(6, r.error_no);
+    if (r.mean_cost) ins.real(7, *r.mean_cost); else ins.null(7);
+    ins.text_static(8, r.costs);
+    ins.real(9, r.build_time_s);
+    ins.real(10, r.timestamp);
+    ins.text_static(11, r.version);
+    ins.text_static(12, r.line);
+    TP_RETURN_IF_ERROR(step_done(ins, "inserting a record"));
+    if (sqlite3_changes(db_) > 0) ++counts.inserted; else ++counts.duplicates;
+  }
+  return Status::Ok();
+}
+
+Status SqliteStore::insert(std::span<const ParsedRecord> batch, InsertCounts& counts) {
+  TP_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
+  InsertCounts local;
+  Status s = insert_locked(batch, local);
+  if (s.ok()) s = exec("COMMIT");
+  if (!s.ok()) {
+    (void)exec("ROLLBACK");
+    // Ids cached during the failed batch may belong to rows that were rolled back.
+    workload_ids_.clear();
+    device_ids_.clear();
+    config_ids_.clear();
+    return s;
+  }
+  counts.inserted += local.inserted;
+  counts.duplicates += local.duplicates;
+  return Status::Ok();
+}
+
+Result<std::vector<StoredRecord>> SqliteStore::top_records(std::string_view workload_key, std::string_view device_key,
+                                                           int k) {
+  Stmt& s = stmts_->top;
+  s.text_static(1, workload_key);
+  s.text_static(2, device_key);
+  s.integer(3, k);
+  std::vector<StoredRecord> out;
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    StoredRecord r;
+    r.id = s.column_int(0);
+    r.format = static_cast<RecordFormat>(s.column_int(1));
+    r.workload_key = std::string(workload_key);
+    r.device_key = std::string(device_key);
+    r.config = s.column_text(2);
+    r.line = s.column_text(3);
+    r.error_no = static_cast<int>(s.column_int(4));
+    r.mean_cost = s.column_real(5);
+    r.timestamp = *s.column_real(6);
+    out.push_back(std::move(r));
+  }
+  s.reset();
+  if (rc != SQLITE_DONE) return error("querying the best records");
+  return out;
+}
+
+Status SqliteStore::scan(const ScanFilter& filter, const std::function<Status(const StoredRecord&)>& visit) {
+  Stmt s;
+  TP_RETURN_IF_ERROR(s.prepare(
+      db_, "SELECT r.id, r.format, w.key, d.key, c.body, r.line, r.error_no, r.mean_cost, r.timestamp "
+           "FROM records r JOIN workloads w ON w.id = r.workload_id JOIN devices d ON d.id = r.device_id "
+           "JOIN configs c ON c.id = r.config_id "
+           "WHERE (?1 IS NULL OR w.key = ?1) AND (?2 IS NULL OR d.key = ?2) AND (?3 IS NULL OR r.format = ?3) "
+           "ORDER BY r.id"));
+  if (!filter.workload_key.empty()) s.text_static(1, filter.workload_key);
+  if (!filter.device_key.empty()) s.text_static(2, filter.device_key);
+  if (filter.format) s.integer(3, static_cast<int>(*filter.format));
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    StoredRecord r;
+    r.id = s.column_int(0);
+    r.format = static_cast<RecordFormat>(s.column_int(1));
+    r.workload_key = s.column_text(2);
+    r.device_key = s.column_text(3);
+    r.config = s.column_text(4);
+    r.line = s.column_text(5);
+    r.error_no = static_cast<int>(s.column_int(6));
+    r.mean_cost = s.column_real(7);
+    r.timestamp = *s.column_real(8);
+    TP_RETURN_IF_ERROR(visit(r));
+  }
+  return rc == SQLITE_DONE ? Status::Ok() : error("reading records");
+}
+
+DeviceDescription device_from_columns(std::string key, std::string target, const std::string& keys_json,
+                                      std::string model, std::string mcpu) {
+  DeviceDescription d;
+  d.key = std::move(key);
+  d.target = std::move(target);
+  auto keys = nlohmann::json::parse(keys_json, nullptr, false);
+  if (keys.is_array())
+    for (const auto& k : keys)
+      if (k.is_string()) d.keys.push_back(k.get<std::string>());
+  d.model = std::move(model);
+  d.mcpu = std::move(mcpu);
+  return d;
+}
+
+Result<std::vector<DeviceDescription>> SqliteStore::device_descriptions() {
+  Stmt s;
+  TP_RETURN_IF_ERROR(s.prepare(db_, "SELECT key, target, target_keys, model, mcpu FROM devices ORDER BY id"));
+  std::vector<DeviceDescription> out;
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW)
+    out.push_back(device_from_columns(s.column_text(0), s.column_text(1), s.column_text(2), s.column_text(3),
+                                      s.column_text(4)));
+  if (rc != SQLITE_DONE) return error("reading devices");
+  return out;
+}
+
+Result<std::vector<DeviceSummary>> SqliteStore::devices() {
+  Stmt s;
+  TP_RETURN_IF_ERROR(s.prepare(
+      db_, "SELECT d.key, d.target, d.target_keys, d.model, d.mcpu, count(r.id), count(DISTINCT r.workload_id) "
+           "FROM devices d LEFT JOIN records r ON r.device_id = d.id GROUP BY d.id ORDER BY d.key"));
+  std::vector<DeviceSummary> out;
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    DeviceSummary d;
+    d.device = device_from_columns(s.column_text(0), s.column_text(1), s.column_text(2), s.column_text(3),
+                                   s.column_text(4));
+    d.records = s.column_int(5);
+    d.workloads = s.column_int(6);
+    out.push_back(std::move(d));
+  }
+  if (rc != SQLITE_DONE) return error("reading devices");
+  return out;
+}
+
+Result<std::vector<WorkloadSummary>> SqliteStore::workloads() {
+  Stmt s;
+  TP_RETURN_IF_ERROR(s.prepare(
+      db_, "SELECT w.key, count(r.id), count(DISTINCT r.device_id), min(r.mean_cost) "
+           "FROM workloads w LEFT JOIN records r ON r.workload_id = w.id GROUP BY w.id ORDER BY w.key"));
+  std::vector<WorkloadSummary> out;
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    WorkloadSummary w;
+    w.key = s.column_text(0);
+    w.records = s.column_int(1);
+    w.devices = s.column_int(2);
+    w.best_mean_cost = s.column_real(3);
+    out.push_back(std::move(w));
+  }
+  if (rc != SQLITE_DONE) return error("reading workloads");
+  return out;
+}
+
+Result<StoreStats> SqliteStore::stats() {
+  StoreStats st;
+  auto count = [&](const char* sql, int64_t& out) -> Status {
+    Stmt s;
+    TP_RETURN_IF_ERROR(s.prepare(db_, sql));
+    if (sqlite3_step(s.get()) != SQLITE_ROW) return error("counting");
+    out = s.column_int(0);
+    return Status::Ok();
+  };
+  int64_t version = 0;
+  TP_RETURN_IF_ERROR(count("SELECT max(version) FROM schema_version", version));
+  st.schema_version = static_cast<int>(version);
+  TP_RETURN_IF_ERROR(count("SELECT count(*) FROM records", st.records));
+  TP_RETURN_IF_ERROR(count("SELECT count(*) FROM records WHERE error_no <> 0", st.error_records));
+  TP_RETURN_IF_ERROR(count("SELECT count(*) FROM workloads", st.workloads));
+  TP_RETURN_IF_ERROR(count("SELECT count(*) FROM devices", st.devices));
+  TP_RETURN_IF_ERROR(count("SELECT count(*) FROM configs", st.configs));
+  Stmt f;
+  TP_RETURN_IF_ERROR(f.prepare(db_, "SELECT format, count(*) FROM records GROUP BY format ORDER BY format"));
+  while (sqlite3_step(f.get()) == SQLITE_ROW)
+    st.records_by_format.emplace_back(static_cast<RecordFormat>(f.column_int(0)), f.column_int(1));
+  Stmt b;
+  TP_RETURN_IF_ERROR(b.prepare(db_, "SELECT component, version FROM build_info ORDER BY component"));
+  while (sqlite3_step(b.get()) == SQLITE_ROW) st.build_info.emplace_back(b.column_text(0), b.column_text(1));
+  return st;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RecordStore>> open_sqlite_store(const std::string& path, OpenMode mode) {
+  struct stat st;
+  bool exists = ::stat(path.c_str(), &st) == 0;
+  if (!exists && mode == OpenMode::kExisting)
+    return Status::NotFound("no database at " + path + "; create it with `tensorperf db init --db " + path + "`");
+  sqlite3* db = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return Status::IoError("cannot open the database " + path + ": " + msg);
+  }
+  auto store = std::make_unique<SqliteStore>(db, path);
+  TP_RETURN_IF_ERROR(store->init(mode));
+  return std::unique_ptr<RecordStore>(std::move(store));
+}
+
+}  // namespace tensorperf::db

@@ -1,0 +1,14 @@
+// The SQLite backend of RecordStore: one file in WAL mode, a busy timeout so that concurrent
+// writer processes wait for each other instead of failing, one transaction per insert() batch.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "db/record_store.h"
+
+namespace tensorperf::db {
+
+Result<std::unique_ptr<RecordStore>> open_sqlite_store(const std::string& path, OpenMode mode);
+
+}  // namespace tensorperf::db

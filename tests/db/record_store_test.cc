@@ -1,0 +1,238 @@
+#include "db/record_store.h"
+
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "db/best_configs.h"
+#include "db/exporter.h"
+#include "db/importer.h"
+#include "store_test.h"
+
+namespace tensorperf::testing {
+namespace {
+
+using db::OpenMode;
+
+std::string v02(const std::string& target, int arg, double cost, int index, int error_no = 0) {
+  std::ostringstream s;
+  s.precision(17);
+  s << R"({"input": [")" << target << R"(", "dense.x86", [["TENSOR", [1, )" << arg << R"(], "float32"]], {}], )"
+    << R"("config": {"index": )" << index << R"(, "code_hash": null, "entity": []}, "result": [[)";
+  if (error_no == 0) s << cost; else s << R"("error")";
+  s << "], " << error_no << R"(, 1.0, 1600000000.5], "version": 0.2, "tvm_version": "0.7.dev0"})";
+  return s.str();
+}
+
+std::string workload(int arg) { return R"(["dense.x86",["TENSOR",[1,)" + std::to_string(arg) + R"(],"float32"]])"; }
+
+db::ImportReport import_text(db::RecordStore& store, const std::string& text, std::vector<std::string>* problems = nullptr,
+                             db::ImportOptions options = {}) {
+  std::istringstream in(text);
+  auto report = db::import_stream(store, in, "input.log", options, [&](const std::string& p) {
+    if (problems) problems->push_back(p);
+  });
+  EXPECT_TRUE(report.ok()) << report.status().message();
+  return report.ok() ? *report : db::ImportReport{};
+}
+
+std::string export_text(db::RecordStore& store, db::ExportSelection selection) {
+  std::ostringstream out;
+  db::ExportOptions options;
+  options.selection = selection;
+  auto n = db::export_records(store, options, out);
+  EXPECT_TRUE(n.ok()) << n.status().message();
+  return out.str();
+}
+
+using RecordStoreTest = StoreTest;
+
+TEST_P(RecordStoreTest, ImportIsIdempotentAndDuplicatesAreStoredOnce) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  std::string a = v02("llvm -mcpu=core-avx2", 64, 2e-3, 1), b = v02("llvm -mcpu=core-avx2", 64, 1e-3, 2);
+  std::string text = "# comment\n" + a + "\n" + b + "\n" + a + "\n\n";
+  db::ImportReport first = import_text(*store, text);
+  EXPECT_EQ(first.lines, 5);
+  EXPECT_EQ(first.records, 3);
+  EXPECT_EQ(first.inserted, 2);
+  EXPECT_EQ(first.duplicates, 1);
+  db::ImportReport second = import_text(*store, text);
+  EXPECT_EQ(second.inserted, 0);
+  EXPECT_EQ(second.duplicates, 3);
+  EXPECT_EQ(export_text(*store, db::ExportSelection::kAll), a + "\n" + b + "\n");
+  auto stats = store->stats();
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->records, 2);
+  EXPECT_EQ(stats->configs, 2);
+  EXPECT_EQ(stats->workloads, 1);
+  EXPECT_EQ(stats->devices, 1);
+  EXPECT_EQ(stats->schema_version, 1);
+}
+
+TEST_P(RecordStoreTest, BestConfigsRankByMeanCostWithTiesToTheEarlierRecord) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  const std::string t = "llvm -mcpu=core-avx2";
+  import_text(*store, v02(t, 64, 3e-3, 1) + "\n" + v02(t, 64, 1e-3, 2) + "\n" + v02(t, 64, 0, 3, 4) + "\n" +
+                          v02(t, 64, 1e-3, 4) + "\n" + v02(t, 32, 1e-4, 5) + "\n");
+  auto best = db::best_configs(*store, workload(64), t, 3);
+  ASSERT_TRUE(best.ok()) << best.status().message();
+  EXPECT_EQ(best->match, db::DeviceMatch::kExact);
+  ASSERT_EQ(best->records.size(), 3u);
+  EXPECT_THAT(best->records[0].config, ::testing::HasSubstr("\"index\":2"));
+  EXPECT_THAT(best->records[1].config, ::testing::HasSubstr("\"index\":4"));
+  EXPECT_THAT(best->records[2].config, ::testing::HasSubstr("\"index\":1"));
+  EXPECT_DOUBLE_EQ(*best->records[0].mean_cost, 1e-3);
+  auto none = db::best_configs(*store, workload(16), t, 3);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->records.empty());
+}
+
+TEST_P(RecordStoreTest, BestConfigsFallBackToModelThenTargetKeyAndSaySo) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  import_text(*store, v02("llvm -device=arm_cpu -model=rk3399 -mattr=+neon", 64, 2e-3, 1) + "\n" +
+                          v02("llvm -device=arm_cpu -model=pynq", 64, 1e-3, 2) + "\n" +
+                          v02("llvm -mcpu=core-avx2", 64, 1e-4, 3) + "\n");
+  auto by_model = db::best_configs(*store, workload(64), "llvm -device=arm_cpu -model=rk3399", 1);
+  ASSERT_TRUE(by_model.ok()) << by_model.status().message();
+  EXPECT_EQ(by_model->match, db::DeviceMatch::kModel);
+  EXPECT_EQ(by_model->matched_on, "rk3399");
+  ASSERT_EQ(by_model->records.size(), 1u);
+  EXPECT_EQ(by_model->records[0].device_key, "llvm -device=arm_cpu -model=rk3399 -mattr=+neon");
+
+  auto by_key = db::best_configs(*store, workload(64), "llvm -device=arm_cpu -model=rpi4", 5);
+  ASSERT_TRUE(by_key.ok());
+  EXPECT_EQ(by_key->match, db::DeviceMatch::kTargetKey);
+  EXPECT_EQ(by_key->matched_on, "arm_cpu");
+  ASSERT_EQ(by_key->records.size(), 2u);
+  EXPECT_EQ(by_key->records[0].device_key, "llvm -device=arm_cpu -model=pynq");
+
+  auto cpu = db::best_configs(*store, workload(64), "llvm -mcpu=znver3", 1);
+  ASSERT_TRUE(cpu.ok());
+  EXPECT_EQ(cpu->match, db::DeviceMatch::kTargetKey);
+  EXPECT_EQ(cpu->matched_on, "cpu");
+  EXPECT_EQ(cpu->records[0].device_key, "llvm -mcpu=core-avx2");
+
+  auto gpu = db::best_configs(*store, workload(64), "cuda -model=titanx", 1);
+  ASSERT_TRUE(gpu.ok());
+  EXPECT_TRUE(gpu->records.empty());
+}
+
+measure::Record native(int i) {
+  measure::Record r;
+  r.workload_key = "conv2d|n1|c" + std::to_string(i % 3);
+  r.device_key = i % 2 ? "x86_64-avx2-fma-amd-epyc-7b13-t2" : "x86_64-avx2-fma-amd-epyc-7b13-t1";
+  r.target = "x86-64-linux-avx2-fma";
+  r.provider = "halide";
+  r.config = {{"tile_x", i}, {"vectorize", i % 2 == 0}};
+  if (i % 5 == 4) {
+    r.error = measure::ErrorCode::kWrongAnswerError;
+    r.error_msg = "max abs diff 0.5";
+  } else {
+    r.costs = {1e-3 * (i + 1), 1.1e-3 * (i + 1)};
+  }
+  r.build_time_s = 0.25;
+  r.run_time_s = 0.5;
+  r.timestamp = 1700000000.125 + i;
+  return r;
+}
+
+TEST_P(RecordStoreTest, NativeRecordsRoundTripLosslessly) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  std::string expected;
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(db::add_record(*store, native(i)).ok());
+    expected += measure::record_to_line(native(i)) + "\n";
+  }
+  std::string exported = export_text(*store, db::ExportSelection::kAll);
+  EXPECT_EQ(exported, expected);
+  // Importing the export into a second store gives the same export again.
+  auto again = db::open_store(temp_dir_ + "/copy.db", OpenMode::kCreate);
+  ASSERT_TRUE(again.ok());
+  db::ImportReport report = import_text(**again, exported);
+  EXPECT_EQ(report.inserted, 10);
+  EXPECT_EQ(export_text(**again, db::ExportSelection::kAll), expected);
+  std::istringstream lines(exported);
+  std::string line;
+  for (int i = 0; std::getline(lines, line); ++i) {
+    auto r = measure::record_from_line(line);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(measure::record_to_json(*r), measure::record_to_json(native(i)));
+  }
+  // Same ISA level on the other thread count is the closest device.
+  auto best = db::best_configs(*store, "conv2d|n1|c0", "x86_64-avx2-fma-amd-epyc-7b13-t1", 1);
+  ASSERT_TRUE(best.ok());
+  EXPECT_EQ(best->match, db::DeviceMatch::kExact);
+  EXPECT_EQ(best->records.at(0).config, R"({"tile_x":0,"vectorize":true})");
+}
+
+TEST_P(RecordStoreTest, MalformedLinesAreReportedWithFileAndLineThenSkipped) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  std::string good = v02("llvm", 8, 1e-3, 1);
+  std::vector<std::string> problems;
+  db::ImportReport r = import_text(*store, good + "\n{not json\n# fine\n{\"i\": 3, \"r\": []}\n", &problems);
+  EXPECT_EQ(r.skipped, 2);
+  EXPECT_EQ(r.inserted, 1);
+  EXPECT_THAT(problems, ::testing::ElementsAre("input.log:2: not valid JSON", "input.log:4: \"i\" is not an array"));
+
+  std::istringstream in(v02("llvm", 9, 1e-3, 1) + "\n{not json\n");
+  db::ImportOptions strict;
+  strict.strict = true;
+  auto failed = db::import_stream(*store, in, "strict.log", strict, {});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(failed.status().message(), ::testing::HasSubstr("strict.log:2: not valid JSON"));
+}
+
+TEST_P(RecordStoreTest, ListsDevicesAndWorkloadsWithCounts) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  import_text(*store, v02("cuda -model=titanx", 8, 1e-3, 1) + "\n" + v02("cuda -model=titanx", 16, 2e-3, 1) + "\n" +
+                          v02("llvm", 8, 0, 2, 7) + "\n");
+  auto devices = store->devices();
+  ASSERT_TRUE(devices.ok()) << devices.status().message();
+  ASSERT_EQ(devices->size(), 2u);
+  EXPECT_EQ((*devices)[0].device.key, "cuda -model=titanx");
+  EXPECT_EQ((*devices)[0].device.keys, std::vector<std::string>({"cuda", "gpu"}));
+  EXPECT_EQ((*devices)[0].records, 2);
+  EXPECT_EQ((*devices)[0].workloads, 2);
+  auto workloads = store->workloads();
+  ASSERT_TRUE(workloads.ok());
+  ASSERT_EQ(workloads->size(), 2u);
+  EXPECT_EQ((*workloads)[1].key, workload(8));
+  EXPECT_EQ((*workloads)[1].records, 2);
+  EXPECT_EQ((*workloads)[1].devices, 2);
+  EXPECT_DOUBLE_EQ(*(*workloads)[1].best_mean_cost, 1e-3);
+  auto stats = store->stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->error_records, 1);
+  bool has_version = false;
+  for (const auto& [component, version] : stats->build_info)
+    if (component == "tensorperf") has_version = version == measure::tensorperf_version();
+  EXPECT_TRUE(has_version);
+}
+
+TEST_P(RecordStoreTest, OpeningAnExistingStoreRequiresInit) {
+  if (GetParam() == Backend::kSqlite) {
+    auto missing = db::open_store(url_, OpenMode::kExisting);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+    EXPECT_THAT(missing.status().message(), ::testing::HasSubstr("tensorperf db init"));
+  } else {
+    auto empty = db::open_store(url_, OpenMode::kExisting);
+    ASSERT_FALSE(empty.ok());
+    EXPECT_EQ(empty.status().code(), StatusCode::kNotFound);
+  }
+  ASSERT_TRUE(open());
+  auto existing = db::open_store(url_, OpenMode::kExisting);
+  EXPECT_TRUE(existing.ok()) << existing.status().message();
+}
+
+TP_INSTANTIATE_BACKENDS(RecordStoreTest);
+
+}  // namespace
+}  // namespace tensorperf::testing
