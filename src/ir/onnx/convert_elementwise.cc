@@ -1,0 +1,124 @@
+// Add, Mul -> add, mul (numpy broadcasting); Sub and Div by a constant -> add and mul by its negation
+// and reciprocal; Relu, Sigmoid, Tanh; Clip(0, 6) -> relu6 and Clip(0, inf) -> relu; the recognised
+// Erf pattern (gelu_pattern.h) -> gelu. Arithmetic on two constants folds.
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "ir/onnx/converters.h"
+
+namespace tensorperf::ir::onnx_import {
+namespace {
+
+// Folds when both inputs are constants; returns true when it did.
+Result<bool> try_fold(const OnnxNode& node, ImportContext& ctx, const std::function<double(double, double)>& float_fn,
+                      const std::function<int64_t(int64_t, int64_t)>& int_fn) {
+  const ConstTensor* a = ctx.constant(node.input(0));
+  const ConstTensor* b = ctx.constant(node.input(1));
+  if (a == nullptr || b == nullptr) return false;
+  Result<ConstTensor> folded = fold_binary(*a, *b, float_fn, int_fn);
+  if (!folded.ok()) return node.invalid(folded.status().message());
+  ctx.bind_constant(node.output(0), std::move(folded).value());
+  return true;
+}
+
+Status convert_binary(const OnnxNode& node, ImportContext& ctx, OpKind op, const ConstTensor* rhs_override) {
+  TP_ASSIGN_OR_RETURN(ValueId a, ctx.value(node.input(0)));
+  ValueId b;
+  if (rhs_override != nullptr) {
+    b = ctx.graph().add_constant(node.name() + "/rhs", rhs_override->type(), rhs_override->data);
+  } else {
+    TP_ASSIGN_OR_RETURN(b, ctx.value(node.input(1)));
+  }
+  TP_ASSIGN_OR_RETURN(ValueId y, ctx.add_op(node, op, {a, b}));
+  ctx.bind_value(node.output(0), y);
+  return Status::Ok();
+}
+
+// Emits `op` on the node's first input.
+Status emit_unary(const OnnxNode& node, ImportContext& ctx, OpKind op) {
+  TP_ASSIGN_OR_RETURN(ValueId x, ctx.value(node.input(0)));
+  TP_ASSIGN_OR_RETURN(ValueId y, ctx.add_op(node, op, {x}));
+  ctx.bind_value(node.output(0), y);
+  return Status::Ok();
+}
+
+Status convert_unary(const OnnxNode& node, ImportContext& ctx, OpKind op) {
+  TP_RETURN_IF_ERROR(node.check_inputs(1, 1));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  return emit_unary(node, ctx, op);
+}
+
+}  // namespace
+
+Status convert_add(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(2, 2));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  TP_ASSIGN_OR_RETURN(bool folded, try_fold(node, ctx, std::plus<double>(), std::plus<int64_t>()));
+  return folded ? Status::Ok() : convert_binary(node, ctx, OpKind::kAdd, nullptr);
+}
+
+Status convert_mul(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(2, 2));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  TP_ASSIGN_OR_RETURN(bool folded, try_fold(node, ctx, std::multiplies<double>(), std::multiplies<int64_t>()));
+  return folded ? Status::Ok() : convert_binary(node, ctx, OpKind::kMul, nullptr);
+}
+
+Status convert_sub(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(2, 2));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  TP_ASSIGN_OR_RETURN(bool folded, try_fold(node, ctx, std::minus<double>(), std::minus<int64_t>()));
+  if (folded) return Status::Ok();
+  const ConstTensor* b = ctx.constant(node.input(1));
+  if (b == nullptr || b->is_integer())
+    return node.unsupported("only subtracting a floating-point constant is supported");
+  std::vector<double> negated = b->floats();
+  for (double& v : negated) v = -v;
+  const ConstTensor rhs = ConstTensor::from_floats(negated, b->shape, b->dtype);
+  return convert_binary(node, ctx, OpKind::kAdd, &rhs);
+}
+
+Status convert_div(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(2, 2));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  const ConstTensor* b = ctx.constant(node.input(1));
+  if (b != nullptr && b->is_integer()) {
+    for (int64_t v : b->ints()) {
+      if (v == 0) return node.invalid("integer division by zero");
+    }
+  }
+  TP_ASSIGN_OR_RETURN(bool folded, try_fold(node, ctx, std::divides<double>(), std::divides<int64_t>()));
+  if (folded) return Status::Ok();
+  if (b == nullptr || b->is_integer())
+    return node.unsupported("only dividing by a floating-point constant is supported");
+  std::vector<double> reciprocal = b->floats();
+  for (double& v : reciprocal) v = 1.0 / v;
+  const ConstTensor rhs = ConstTensor::from_floats(reciprocal, b->shape, b->dtype);
+  return convert_binary(node, ctx, OpKind::kMul, &rhs);
+}
+
+Status convert_relu(const OnnxNode& node, ImportContext& ctx) { return convert_unary(node, ctx, OpKind::kRelu); }
+Status convert_sigmoid(const OnnxNode& node, ImportContext& ctx) { return convert_unary(node, ctx, OpKind::kSigmoid); }
+Status convert_tanh(const OnnxNode& node, ImportContext& ctx) { return convert_unary(node, ctx, OpKind::kTanh); }
+Status convert_gelu(const OnnxNode& node, ImportContext& ctx) { return convert_unary(node, ctx, OpKind::kGelu); }
+
+Status convert_clip(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(1, 3));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  // Absent bounds are -inf / +inf.
+  auto bound = [&](int i, double absent) -> Result<double> {
+    if (!node.has_input(i)) return absent;
+    const ConstTensor* t = ctx.constant(node.input(i));
+    if (t == nullptr || t->num_elements() != 1) return node.unsupported("min and max must be constant scalars");
+    return t->float_at(0);
+  };
+  TP_ASSIGN_OR_RETURN(double lo, bound(1, -std::numeric_limits<double>::infinity()));
+  TP_ASSIGN_OR_RETURN(double hi, bound(2, std::numeric_limits<double>::infinity()));
+  if (lo == 0.0 && hi == 6.0) return emit_unary(node, ctx, OpKind::kRelu6);
+  if (lo == 0.0 && std::isinf(hi) && hi > 0) return emit_unary(node, ctx, OpKind::kRelu);
+  return node.unsupported("only Clip(0, 6) (relu6) and Clip(0, inf) (relu) are supported, got Clip(" +
+                          std::to_string(lo) + ", " + std::to_string(hi) + ")");
+}
+
+}  // namespace tensorperf::ir::onnx_import

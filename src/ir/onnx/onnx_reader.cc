@@ -1,0 +1,48 @@
+#include "ir/onnx/onnx_reader.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace tensorperf::ir::onnx_import {
+namespace {
+
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+}  // namespace
+
+Result<std::unique_ptr<onnx::ModelProto>> read_onnx_model(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) return Status::NotFound(path + ": no such file");
+  if (std::filesystem::is_directory(status)) return Status::IoError(path + ": is a directory, not an ONNX file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return Status::IoError(path + ": cannot read: " + std::strerror(errno));
+
+  auto model = std::make_unique<onnx::ModelProto>();
+  const std::string data = std::move(bytes).str();
+  bool has_opset = false;
+  if (model->ParseFromString(data)) {
+    for (const auto& o : model->opset_import()) has_opset = has_opset || is_default_domain(o.domain());
+  }
+  if (!has_opset || !model->has_graph() || model->ir_version() <= 0) {
+    return Status::Corruption(path + ": not an ONNX model or truncated");
+  }
+  return model;
+}
+
+int64_t default_opset(const onnx::ModelProto& model) {
+  for (const auto& o : model.opset_import()) {
+    if (is_default_domain(o.domain())) return o.version();
+  }
+  return 0;
+}
+
+}  // namespace tensorperf::ir::onnx_import

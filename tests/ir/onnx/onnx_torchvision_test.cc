@@ -1,0 +1,64 @@
+// Equivalence with the zoo: torchvision models exported by torch.onnx (tests/ir/models/
+// export_torchvision.py: weights=None, eval mode, opset 13) import to the same task set as the zoo's
+// C++ definitions: the same workload keys with the same counts.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "ir/models/zoo.h"
+#include "ir/onnx/onnx_import.h"
+#include "ir/task_extraction.h"
+
+namespace tensorperf::ir {
+namespace {
+
+std::map<std::string, int64_t> task_counts(const Graph& g) {
+  Result<std::vector<Task>> tasks = extract_tasks(g);
+  if (!tasks.ok()) throw std::runtime_error(tasks.status().message());
+  std::map<std::string, int64_t> counts;
+  for (const Task& t : *tasks) counts[t.workload.key()] += t.count;
+  return counts;
+}
+
+class TorchvisionExport : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("tp_onnx_tv_" + std::to_string(::getpid()));
+    const std::string cmd = std::string("/usr/bin/python3 ") + TENSORPERF_SOURCE_DIR +
+                            "/tests/ir/models/export_torchvision.py " + dir_.string() + " " + GetParam() +
+                            " > /dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_P(TorchvisionExport, ImportsToTheZooTaskSet) {
+  Result<Graph> onnx = import_onnx((dir_ / (GetParam() + ".onnx")).string());
+  ASSERT_TRUE(onnx.ok()) << onnx.status().message();
+  Result<Graph> zoo = build_model(GetParam());
+  ASSERT_TRUE(zoo.ok()) << zoo.status().message();
+  const std::map<std::string, int64_t> from_onnx = task_counts(*onnx);
+  const std::map<std::string, int64_t> from_zoo = task_counts(*zoo);
+  ASSERT_FALSE(from_zoo.empty());
+  for (const auto& [key, count] : from_zoo) {
+    auto it = from_onnx.find(key);
+    EXPECT_TRUE(it != from_onnx.end() && it->second == count)
+        << key << ": zoo " << count << ", onnx " << (it == from_onnx.end() ? 0 : it->second);
+  }
+  for (const auto& [key, count] : from_onnx) {
+    EXPECT_TRUE(from_zoo.count(key) != 0) << key << " (x" << count << ") only in the ONNX import";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, TorchvisionExport,
+                         ::testing::Values("resnet18", "squeezenet1_1", "mobilenet_v2", "inception_v3"));
+
+}  // namespace
+}  // namespace tensorperf::ir
