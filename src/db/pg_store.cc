@@ -72,6 +72,20 @@ std::string real(double v) {
   return buf;
 }
 
+// libpq messages span lines ("...failed: Connection refused\n\tIs the server running..."); ours are one line.
+std::string one_line(std::string_view msg) {
+  std::string out;
+  for (char c : msg) {
+    if (c == '\n' || c == '\t' || c == '\r') {
+      if (!out.empty() && out.back() != ' ') out.push_back(' ');
+    } else {
+      out.push_back(c);
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 std::string bytes(const pqxx::field& f) { return f.is_null() ? std::string() : pqxx::binarystring(f).str(); }
 
 DeviceDescription device_from_row(const pqxx::row& row, int first) {
@@ -105,7 +119,7 @@ class PgStore final : public RecordStore {
 
  private:
   Status failure(const std::exception& e) const {
-    return Status::Internal("postgresql (" + redact_url(url_) + "): " + e.what());
+    return Status::Internal("postgresql (" + redact_url(url_) + "): " + one_line(e.what()));
   }
   int64_t insert_once(std::span<const ParsedRecord> batch);
 
@@ -343,7 +357,7 @@ Result<std::unique_ptr<RecordStore>> open_pg_store(const std::string& url, OpenM
   try {
     conn = std::make_unique<pqxx::connection>(url);
   } catch (const std::exception& e) {
-    return Status::IoError("cannot connect to " + redact_url(url) + ": " + e.what());
+    return Status::IoError("cannot connect to " + redact_url(url) + ": " + one_line(e.what()));
   }
   auto store = std::make_unique<PgStore>(std::move(conn), url);
   TP_RETURN_IF_ERROR(store->init(mode));
