@@ -1,0 +1,235 @@
+// conv2d (groups, dilation, stride, pads) with a fused epilogue.
+//
+// Knobs:
+//   layout        "nchwc": output channels computed in blocks of oc_block, vectorised over the block,
+//                 weights pre-packed to [O/oc_block][KH][KW][C/g][oc_block] (packing is not timed);
+//                 "nchw": plain layout, vectorised along output x, weights read as given.
+//   oc_block      output channels per register tile (nchwc: the vector block, a multiple of vector_width)
+//   vector_width  SIMD lanes
+//   tile_x, tile_y  output pixels per register tile (non-divisors allowed: tails are guarded)
+//   compute_at    "tile": accumulate each register tile to completion; "row": accumulate a whole strip
+//                 of tile_y rows, looping over tiles inside each reduction-channel block
+//   rc_block      reduction-channel block (0: no split)
+//   reduce_order  "c_k": channels innermost, then kernel x, y; "k_c": kernel window innermost
+//   pad           padded input: "inline" (bounds checks in the inner loop), "root" (padded copy of the
+//                 whole input first), "row" (padded rows per parallel task)
+//   unroll        1: unroll the register tile
+//   parallel      "rows": channel blocks x row strips; "oc": channel blocks; "none"
+#include "kernels/halide/halide_template.h"
+
+namespace tensorperf::kernels::halide {
+namespace {
+
+using Halide::Expr;
+using Halide::Func;
+using Halide::ImageParam;
+using Halide::RDom;
+using Halide::RVar;
+using Halide::TailStrategy;
+using Halide::Var;
+
+struct ConvShape {
+  int N, C, H, W, O, Cg, KH, KW, OH, OW, groups;
+  int sy, sx, pt, pl, pb, pr, dy, dx;
+  bool padded() const { return pt > 0 || pl > 0 || pb > 0 || pr > 0; }
+};
+
+ConvShape conv_shape(const ir::Workload& w) {
+  const auto& xs = w.inputs[0].shape;
+  const auto& ws = w.inputs[1].shape;
+  auto s = w.attrs.get_ints("strides", {1, 1});
+  auto p = w.attrs.get_ints("pads", {0, 0, 0, 0});
+  auto d = w.attrs.get_ints("dilations", {1, 1});
+  auto i = [](int64_t v) { return static_cast<int>(v); };
+  return ConvShape{i(xs[0]), i(xs[1]), i(xs[2]), i(xs[3]), i(ws[0]), i(ws[1]), i(ws[2]), i(ws[3]),
+                   i(w.output.shape[2]), i(w.output.shape[3]), i(w.attrs.get_int("groups", 1)),
+                   i(s[0]), i(s[1]), i(p[0]), i(p[1]), i(p[2]), i(p[3]), i(d[0]), i(d[1])};
+}
+
+ConfigSpace conv2d_space(const ir::Workload&) {
+  using J = nlohmann::json;
+  return ConfigSpace{{
+      {"layout", {J("nchwc"), J("nchw")}},
+      {"oc_block", {J(1), J(4), J(8), J(16), J(32), J(64)}},
+      {"vector_width", {J(4), J(8), J(16)}},
+      {"tile_x", {J(1), J(2), J(4), J(6), J(7), J(8), J(14), J(16), J(28)}},
+      {"tile_y", {J(1), J(2), J(4)}},
+      {"compute_at", {J("tile"), J("row")}},
+      {"rc_block", {J(0), J(8), J(16), J(32), J(64), J(128)}},
+      {"reduce_order", {J("c_k"), J("k_c")}},
+      {"pad", {J("inline"), J("root"), J("row")}},
+      {"unroll", {J(0), J(1)}},
+      {"parallel", {J("rows"), J("oc"), J("none")}},
+  }};
+}
+
+nlohmann::json conv2d_default(const ir::Workload&) {
+  return {{"layout", "nchw"}, {"oc_block", 1},      {"vector_width", 8},     {"tile_x", 8},
+          {"tile_y", 1},      {"compute_at", "tile"}, {"rc_block", 0},       {"reduce_order", "c_k"},
+          {"pad", "root"},    {"unroll", 0},        {"parallel", "rows"}};
+}
+
+// w[O][Cg][KH][KW] -> packed(oi, rc, kx, ky, oo) (Halide order), zero for channels >= O.
+Halide::Buffer<float> pack_weights(const HostTensor& t, int ob) {
+  const auto& s = t.type().shape;
+  int O = static_cast<int>(s[0]), Cg = static_cast<int>(s[1]), KH = static_cast<int>(s[2]), KW = static_cast<int>(s[3]);
+  int blocks = (O + ob - 1) / ob;
+  Halide::Buffer<float> p(ob, Cg, KW, KH, blocks);
+  p.fill(0.0f);
+  const float* w = t.f32();
+  for (int o = 0; o < O; ++o)
+    for (int c = 0; c < Cg; ++c)
+      for (int ky = 0; ky < KH; ++ky)
+        for (int kx = 0; kx < KW; ++kx) p(o % ob, c, kx, ky, o / ob) = w[((o * Cg + c) * KH + ky) * KW + kx];
+  return p;
+}
+
+Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
+  const ConvShape s = conv_shape(w);
+  TP_ASSIGN_OR_RETURN(std::string layout, k.get_string("layout"));
+  TP_ASSIGN_OR_RETURN(int ob, k.get_int("oc_block"));
+  TP_ASSIGN_OR_RETURN(int vw, k.get_int("vector_width"));
+  TP_ASSIGN_OR_RETURN(int tx, k.get_int("tile_x"));
+  TP_ASSIGN_OR_RETURN(int ty, k.get_int("tile_y"));
+  TP_ASSIGN_OR_RETURN(std::string at, k.get_string("compute_at"));
+  TP_ASSIGN_OR_RETURN(int rcb, k.get_int("rc_block"));
+  TP_ASSIGN_OR_RETURN(std::string order, k.get_string("reduce_order"));
+  TP_ASSIGN_OR_RETURN(std::string pad_at, k.get_string("pad"));
+  TP_ASSIGN_OR_RETURN(int unroll, k.get_int("unroll"));
+  TP_ASSIGN_OR_RETURN(std::string par, k.get_string("parallel"));
+  const bool blocked = layout == "nchwc";
+  if (!blocked && layout != "nchw") return Status::InvalidArgument("layout must be nchwc or nchw, got '" + layout + "'");
+  if (ob < 1 || vw < 1 || tx < 1 || ty < 1 || rcb < 0)
+    return Status::InvalidArgument("oc_block, vector_width, tile_x, tile_y must be >= 1 and rc_block >= 0");
+  if (blocked && ob % vw != 0)
+    return Status::InvalidArgument("nchwc needs oc_block (" + std::to_string(ob) + ") to be a multiple of vector_width (" +
+                                   std::to_string(vw) + ")");
+  if (at != "tile" && at != "row") return Status::InvalidArgument("compute_at must be tile or row");
+  if (order != "c_k" && order != "k_c") return Status::InvalidArgument("reduce_order must be c_k or k_c");
+  if (pad_at != "inline" && pad_at != "root" && pad_at != "row") return Status::InvalidArgument("pad must be inline, root or row");
+  if (par != "rows" && par != "oc" && par != "none") return Status::InvalidArgument("parallel must be rows, oc or none");
+
+  Program prog;
+  prog.inputs = make_params(w);
+  ImageParam x = prog.inputs[0];
+  const int Og = s.O / s.groups;
+
+  Var ix("ix"), iy("iy"), ic("ic"), n("n"), ox("ox"), oy("oy"), o("o"), oi("oi"), oo("oo");
+  Func padded("padded");
+  if (s.padded()) {
+    Func bounded = Halide::BoundaryConditions::constant_exterior(x, 0.0f, {{0, s.W}, {0, s.H}});
+    padded(ix, iy, ic, n) = bounded(ix, iy, ic, n);
+  } else {
+    padded(ix, iy, ic, n) = x(ix, iy, ic, n);
+  }
+  RDom r(0, s.Cg, 0, s.KW, 0, s.KH, "r");
+  RVar rc = r.x, rkx = r.y, rky = r.z;
+  auto in_x = [&](Expr px) { return px * s.sx + rkx * s.dx - s.pl; };
+  auto in_y = [&](Expr py) { return py * s.sy + rky * s.dy - s.pt; };
+
+  Func conv("conv");
+  Expr value;
+  if (blocked) {
+    ImageParam wp(Halide::Float(32), 5, "w_packed");
+    prog.inputs[1] = wp;
+    prog.packers[1] = [ob](const HostTensor& t) { return pack_weights(t, ob); };
+    Expr chan = s.groups == 1 ? Expr(rc) : (Halide::min(oo * ob + oi, s.O - 1) / Og) * s.Cg + rc;
+    conv(oi, ox, oy, oo, n) = 0.0f;
+    conv(oi, ox, oy, oo, n) += wp(oi, rc, rkx, rky, oo) * padded(in_x(ox), in_y(oy), chan, n);
+    value = conv(o % ob, ox, oy, o / ob, n);
+  } else {
+    ImageParam wt = prog.inputs[1];
+    Expr chan = s.groups == 1 ? Expr(rc) : (o / Og) * s.Cg + rc;
+    conv(ox, oy, o, n) = 0.0f;
+    conv(ox, oy, o, n) += wt(rkx, rky, rc, o) * padded(in_x(ox), in_y(oy), chan, n);
+    value = conv(ox, oy, o, n);
+  }
+  Func out("out");
+  out(ox, oy, o, n) = apply_epilogue(w, value, {ox, oy, o, n}, prog.inputs);
+
+  // Output loops: n, o blocks, row strips, x tiles; inside a tile x fastest (NCHW stores).
+  Var xo("xo"), xi("xi"), yo("yo"), yi("yi"), ooo("ooo"), oii("oii"), task("task");
+  const TailStrategy guard = TailStrategy::GuardWithIf;
+  out.split(o, ooo, oii, ob, guard).split(oy, yo, yi, ty, guard).split(ox, xo, xi, tx, guard);
+  out.reorder(xi, oii, yi, xo, yo, ooo, n);
+  Var row_loop = yo;
+  if (par == "rows") {
+    out.fuse(yo, ooo, task).parallel(task);
+    row_loop = task;
+  } else if (par == "oc") {
+    out.parallel(ooo);
+  }
+  if (!blocked && tx % vw == 0) out.vectorize(xi, vw);
+
+  // The accumulation: register tile = (oc_block x tile_x x tile_y).
+  const bool split_rc = rcb > 0 && rcb < s.Cg;
+  RVar rco("rco"), rci("rci");
+  if (split_rc) conv.update().split(rc, rco, rci, rcb, guard);
+  std::vector<Halide::VarOrRVar> reduce_inner;
+  RVar rc_inner = split_rc ? rci : rc;
+  if (order == "c_k") reduce_inner = {rc_inner, rkx, rky};
+  else reduce_inner = {rkx, rky, rc_inner};
+
+  Var cx = ox, cy = oy;
+  Var cxo("cxo"), cxi("cxi");
+  std::vector<Halide::VarOrRVar> loops;
+  if (blocked) {
+    conv.vectorize(oi, vw);  // the initialisation
+    loops = {oi};
+  } else {
+    loops = {};
+  }
+  if (at == "tile") {
+    conv.compute_at(out, xo);
+    if (blocked) {
+      loops.insert(loops.end(), {cx, cy});
+    } else {
+      conv.update().split(cx, cxo, cxi, vw, guard);
+      loops.insert(loops.end(), {cxi, cxo, o, cy});
+    }
+    loops.insert(loops.end(), reduce_inner.begin(), reduce_inner.end());
+    if (split_rc) loops.push_back(rco);
+  } else {
+    conv.compute_at(out, row_loop);
+    Var tile_x("tile_x");
+    conv.update().split(cx, tile_x, cxi, tx, guard);
+    if (blocked) {
+      loops.insert(loops.end(), {cxi, cy});
+    } else {
+      Var vxi("vxi"), vxo("vxo");
+      conv.update().split(cxi, vxo, vxi, vw, guard);
+      loops.insert(loops.end(), {vxi, vxo, o, cy});
+    }
+    loops.insert(loops.end(), reduce_inner.begin(), reduce_inner.end());
+    loops.push_back(tile_x);
+    if (split_rc) loops.push_back(rco);
+  }
+  conv.update().reorder(loops);
+  // vectorize(v, factor) keeps v's name on the outer part: unrolling it keeps all lanes in registers.
+  if (blocked) {
+    conv.unroll(oi);
+    conv.update().vectorize(oi, vw).unroll(oi);
+    if (unroll) conv.update().unroll(at == "tile" ? cx : cxi).unroll(cy);
+  } else {
+    conv.vectorize(ox, vw, guard);
+    conv.update().vectorize(loops[0]);
+    if (unroll) conv.update().unroll(loops[1]).unroll(o).unroll(cy);
+  }
+
+  if (pad_at == "root") {
+    padded.compute_root().parallel(ic).vectorize(ix, vw, guard);
+  } else if (pad_at == "row") {
+    padded.compute_at(out, row_loop).vectorize(ix, vw, guard);
+  }
+  prog.output = out;
+  return prog;
+}
+
+}  // namespace
+
+const OpTemplate& conv2d_template() {
+  static const OpTemplate t{conv2d_space, conv2d_default, conv2d_build};
+  return t;
+}
+
+}  // namespace tensorperf::kernels::halide

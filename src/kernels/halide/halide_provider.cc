@@ -1,0 +1,84 @@
+// The Halide provider: one template per op kind, looked up in one table.
+#include "kernels/halide/halide_provider.h"
+
+#include <map>
+
+#include "kernels/halide/halide_template.h"
+
+namespace tensorperf::kernels::halide {
+namespace {
+
+using ir::OpKind;
+
+const OpTemplate* find_template(OpKind op) {
+  static const std::map<OpKind, const OpTemplate*> table = {
+      {OpKind::kConv2d, &conv2d_template()},
+      {OpKind::kDense, &dense_template()},
+      {OpKind::kMatmul, &matmul_template()},
+      {OpKind::kBatchMatmul, &matmul_template()},
+      {OpKind::kMaxPool2d, &pool_template()},
+      {OpKind::kAvgPool2d, &pool_template()},
+      {OpKind::kGlobalAvgPool2d, &pool_template()},
+      {OpKind::kSoftmax, &softmax_template()},
+      {OpKind::kLayerNorm, &layer_norm_template()},
+      {OpKind::kAdd, &elementwise_template()},
+      {OpKind::kMul, &elementwise_template()},
+      {OpKind::kRelu, &elementwise_template()},
+      {OpKind::kRelu6, &elementwise_template()},
+      {OpKind::kSigmoid, &elementwise_template()},
+      {OpKind::kTanh, &elementwise_template()},
+      {OpKind::kGelu, &elementwise_template()},
+      {OpKind::kBatchNorm, &elementwise_template()},
+  };
+  auto it = table.find(op);
+  return it == table.end() ? nullptr : it->second;
+}
+
+class HalideProvider final : public Provider {
+ public:
+  std::string name() const override { return "halide"; }
+
+  bool supports(const ir::Workload& w) const override {
+    if (find_template(w.op) == nullptr) return false;
+    for (const ir::TensorType& t : kernel_input_types(w))
+      if (t.dtype != ir::DType::kFloat32) return false;
+    return w.output.dtype == ir::DType::kFloat32;
+  }
+
+  ConfigSpace space(const ir::Workload& w) const override {
+    const OpTemplate* t = find_template(w.op);
+    return t == nullptr ? ConfigSpace{} : t->space(w);
+  }
+
+  Config default_config(const ir::Workload& w) const override {
+    const OpTemplate* t = find_template(w.op);
+    return Config{"halide", t == nullptr ? nlohmann::json::object() : t->default_knobs(w)};
+  }
+
+  Result<std::unique_ptr<Kernel>> compile(const ir::Workload& w, const Config& c,
+                                          const CompileOptions& options) const override {
+    if (!supports(w))
+      return Status::Unsupported("the Halide provider has no float32 template for op '" +
+                                 std::string(ir::op_name(w.op)) + "'");
+    if (c.provider != "halide")
+      return Status::InvalidArgument("config is for provider '" + c.provider + "', not 'halide'");
+    Knobs knobs(c.knobs);
+    Result<Program> program = Status::Internal("unset");
+    try {
+      program = find_template(w.op)->build(w, knobs);
+    } catch (const Halide::CompileError& e) {
+      return Status::InvalidArgument(std::string("schedule does not apply: ") + e.what());
+    }
+    if (!program.ok()) return program.status();
+    return compile_program(std::move(program).value(), options);
+  }
+};
+
+}  // namespace
+
+const Provider& halide_provider() {
+  static const HalideProvider provider;
+  return provider;
+}
+
+}  // namespace tensorperf::kernels::halide

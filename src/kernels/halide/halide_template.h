@@ -1,0 +1,80 @@
+// Private to kernels/halide: the shape every per-op Halide template has, and the helpers they share.
+// This is the one header that includes Halide.h; only .cc files of kernels/halide include it, never
+// another layer (their view is kernels/provider.h).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "base/status.h"
+#include "ir/workload.h"
+#include "kernels/host_tensor.h"
+#include "kernels/provider.h"
+
+namespace tensorperf::kernels::halide {
+
+// What a template builds for one (workload, config): the output Func, one ImageParam per kernel input
+// (kernel_input_types order), and packers for constant inputs read in a blocked layout. A packer turns
+// the caller's tensor into the param's buffer; the kernel packs on first use, outside timed runs.
+// Views: a template may read an input (or write the output) under other Halide sizes with the same
+// element count, e.g. dense sees x[2,128,768] as (768, 256).
+struct Program {
+  Halide::Func output;
+  std::vector<Halide::ImageParam> inputs;
+  std::map<size_t, std::function<Halide::Buffer<float>(const HostTensor&)>> packers;
+  std::map<size_t, std::vector<int>> input_views;
+  std::vector<int> output_view;  // empty: the output's own shape
+};
+
+// Typed, checked access to a config's knobs. Missing or mistyped knobs are InvalidArgument.
+class Knobs {
+ public:
+  explicit Knobs(const nlohmann::json& knobs) : knobs_(knobs) {}
+  Result<int> get_int(const std::string& name) const;
+  Result<std::string> get_string(const std::string& name) const;
+
+ private:
+  const nlohmann::json& knobs_;
+};
+
+// One op family's template: its knob space, a default that always compiles, and the builder.
+struct OpTemplate {
+  std::function<ConfigSpace(const ir::Workload&)> space;
+  std::function<nlohmann::json(const ir::Workload&)> default_knobs;
+  std::function<Result<Program>(const ir::Workload&, const Knobs&)> build;
+};
+
+// Per-family templates (one file each).
+const OpTemplate& conv2d_template();
+const OpTemplate& dense_template();
+const OpTemplate& matmul_template();  // matmul and batch_matmul
+const OpTemplate& pool_template();    // max_pool2d, avg_pool2d, global_avg_pool2d
+const OpTemplate& softmax_template();
+const OpTemplate& layer_norm_template();
+const OpTemplate& elementwise_template();  // add, mul, activations, batch_norm
+
+// Halide dims of an NCHW-ordered shape (innermost first).
+std::vector<int> halide_sizes(const ir::Shape& shape);
+// ImageParams for every kernel input, named in0, in1, ...; the caller may replace packed ones.
+std::vector<Halide::ImageParam> make_params(const ir::Workload& w);
+
+// The activation `op` ("relu", "relu6", "sigmoid", "tanh", "gelu") applied to v.
+Halide::Expr activation(const std::string& op, Halide::Expr v);
+// Applies w.epilogue to `value` at output coordinates `coords` (Halide order, innermost first),
+// reading the epilogue tensors from params[w.inputs.size()...].
+Halide::Expr apply_epilogue(const ir::Workload& w, Halide::Expr value, const std::vector<Halide::Expr>& coords,
+                            const std::vector<Halide::ImageParam>& params);
+
+// JIT-compiles `program` for options.target and wraps it as a Kernel that runs with options.threads.
+// Halide user errors (a schedule that does not fit) are InvalidArgument; others Internal.
+Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOptions& options);
+// The Halide target for a CompileOptions target string ("host" or a Halide target string).
+Result<Halide::Target> parse_target(const std::string& target);
+
+// Tail strategy knob value ("guard", "shift_inwards", "round_up") to Halide's enum.
+Result<Halide::TailStrategy> tail_strategy(const std::string& name);
+
+}  // namespace tensorperf::kernels::halide

@@ -1,0 +1,95 @@
+// A JIT-compiled Halide pipeline as a Kernel: buffers wrap the caller's memory (no copies in run()),
+// constant inputs with a packer are packed once per tensor, the thread count is set per run.
+#include <mutex>
+
+#include "kernels/halide/halide_template.h"
+
+namespace tensorperf::kernels::halide {
+namespace {
+
+// Sets the JIT runtime's worker count. The JIT runtime is shared by all JIT pipelines of the process
+// and its symbols are not exported, so the call goes through a tiny pipeline that calls it.
+void set_runtime_threads(int threads) {
+  static std::mutex mu;
+  static int current = -1;
+  std::lock_guard<std::mutex> lock(mu);
+  if (current == threads) return;
+  Halide::Func f("set_num_threads");
+  f() = Halide::Internal::Call::make(Halide::Int(32), "halide_set_num_threads", {Halide::Expr(threads)},
+                                     Halide::Internal::Call::Extern);
+  Halide::Buffer<int> previous = f.realize();
+  current = threads;
+}
+
+Halide::Buffer<float> wrap(const HostTensor& t, const std::vector<int>& view = {}) {
+  std::vector<int> sizes = view.empty() ? halide_sizes(t.type().shape) : view;
+  if (sizes.empty()) sizes.push_back(1);  // a rank-0 tensor is one element
+  return Halide::Buffer<float>(const_cast<float*>(t.f32()), sizes);
+}
+
+class JitKernel final : public Kernel {
+ public:
+  JitKernel(Program program, Halide::Pipeline pipeline, Halide::Target target, int threads)
+      : program_(std::move(program)), pipeline_(std::move(pipeline)), target_(target), threads_(threads) {}
+
+  Status run(const std::vector<const HostTensor*>& inputs, HostTensor& output) override {
+    if (inputs.size() != program_.inputs.size())
+      return Status::InvalidArgument("kernel takes " + std::to_string(program_.inputs.size()) + " inputs, got " +
+                                     std::to_string(inputs.size()));
+    try {
+      set_runtime_threads(threads_);
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        auto packer = program_.packers.find(i);
+        if (packer == program_.packers.end()) {
+          auto view = program_.input_views.find(i);
+          program_.inputs[i].set(view == program_.input_views.end() ? wrap(*inputs[i]) : wrap(*inputs[i], view->second));
+          continue;
+        }
+        // Packed copies are reused while the caller passes the same tensor (contract in provider.h).
+        if (packed_from_[i] != inputs[i]) {
+          packed_[i] = packer->second(*inputs[i]);
+          packed_from_[i] = inputs[i];
+        }
+        program_.inputs[i].set(packed_[i]);
+      }
+      Halide::Buffer<float> out = wrap(output, program_.output_view);
+      pipeline_.realize(Halide::Realization(out), target_);
+    } catch (const Halide::Error& e) {
+      return Status::Internal(std::string("Halide kernel failed at run time: ") + e.what());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Program program_;
+  Halide::Pipeline pipeline_;
+  Halide::Target target_;
+  int threads_;
+  std::map<size_t, const HostTensor*> packed_from_;
+  std::map<size_t, Halide::Buffer<float>> packed_;
+};
+
+}  // namespace
+
+Result<Halide::Target> parse_target(const std::string& target) {
+  if (target.empty() || target == "host") return Halide::get_host_target();
+  if (!Halide::Target::validate_target_string(target))
+    return Status::InvalidArgument("'" + target + "' is not a Halide target string (e.g. x86-64-linux-avx2-fma)");
+  return Halide::Target(target);
+}
+
+Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOptions& options) {
+  if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
+  TP_ASSIGN_OR_RETURN(Halide::Target target, parse_target(options.target));
+  try {
+    Halide::Pipeline pipeline(program.output);
+    pipeline.compile_jit(target);
+    return std::unique_ptr<Kernel>(new JitKernel(std::move(program), std::move(pipeline), target, options.threads));
+  } catch (const Halide::CompileError& e) {
+    return Status::InvalidArgument(std::string("schedule does not compile: ") + e.what());
+  } catch (const Halide::Error& e) {
+    return Status::Internal(std::string("Halide compile failed: ") + e.what());
+  }
+}
+
+}  // namespace tensorperf::kernels::halide

@@ -1,0 +1,405 @@
+#include "kernels/onednn/onednn_provider.h"
+
+#include <omp.h>
+
+#include <dnnl.hpp>
+#include <mutex>
+#include <optional>
+
+namespace tensorperf::kernels::onednn {
+namespace {
+
+using dnnl::memory;
+using ir::OpKind;
+using Tag = memory::format_tag;
+using DT = memory::data_type;
+
+memory::dims to_dims(const ir::Shape& s) { return memory::dims(s.begin(), s.end()); }
+
+// Process-wide ISA limit from the Halide target string: the first request fixes it.
+Status limit_isa(const std::string& target) {
+  dnnl::cpu_isa isa = dnnl::cpu_isa::all;
+  if (target.find("avx512") != std::string::npos) isa = dnnl::cpu_isa::avx512_core;
+  else if (target.find("avx2") != std::string::npos) isa = dnnl::cpu_isa::avx2;
+  else if (target.find("avx") != std::string::npos) isa = dnnl::cpu_isa::avx;
+  else if (target.find("sse41") != std::string::npos) isa = dnnl::cpu_isa::sse41;
+  static std::mutex mu;
+  static std::optional<dnnl::cpu_isa> fixed;
+  std::lock_guard<std::mutex> lock(mu);
+  if (fixed.has_value()) {
+    if (*fixed == isa) return Status::Ok();
+    return Status::Unsupported("oneDNN's ISA limit is fixed per process; target '" + target +
+                               "' needs another one: measure it in a separate process");
+  }
+  if (dnnl::set_max_cpu_isa(isa) != dnnl::status::success && isa != dnnl::cpu_isa::all)
+    return Status::Unsupported("oneDNN refused the ISA limit for target '" + target + "'");
+  fixed = isa;
+  return Status::Ok();
+}
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+Tag plain_tag(size_t rank) {
+  switch (rank) {
+    case 1: return Tag::a;
+    case 2: return Tag::ab;
+    case 3: return Tag::abc;
+    case 4: return Tag::abcd;
+    case 5: return Tag::abcde;
+    default: return Tag::abcdef;
+  }
+}
+
+// Epilogue as post-ops. A leading "bias" is the primitive's own bias (when it has one); every other
+// tensor op is a binary post-op. `bias_dims` is the broadcast shape of a bias as a binary operand.
+struct PostOps {
+  dnnl::primitive_attr attr;
+  bool native_bias = false;
+  struct Binary {
+    int post_op;         // index among the post-ops
+    size_t input;        // kernel input index
+    memory::desc desc;   // the layout the primitive reads
+    memory::desc user;   // the caller's plain layout (reordered to `desc` in each run when different)
+  };
+  std::vector<Binary> binary;
+};
+
+Result<PostOps> make_post_ops(const ir::Workload& w, bool has_native_bias, const memory::dims& bias_dims,
+                              const memory::dims& out_dims, Tag out_tag, Tag user_tag) {
+  PostOps p;
+  dnnl::post_ops ops;
+  size_t next = w.inputs.size();
+  int index = 0;
+  for (size_t i = 0; i < w.epilogue.size(); ++i, ++index) {
+    const std::string& op = w.epilogue[i];
+    if (op == "bias" && i == 0 && has_native_bias) {
+      p.native_bias = true;
+      ++next;
+      --index;
+    } else if (op == "bias") {
+      memory::desc d(bias_dims, DT::f32, plain_tag(bias_dims.size()));
+      ops.append_binary(dnnl::algorithm::binary_add, d);
+      p.binary.push_back({index, next++, d, d});
+    } else if (op == "add" || op == "mul") {
+      memory::desc d(out_dims, DT::f32, out_tag);
+      ops.append_binary(op == "add" ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_mul, d);
+      p.binary.push_back({index, next++, d, memory::desc(out_dims, DT::f32, user_tag)});
+    } else if (op == "relu") {
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    } else if (op == "relu6") {
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f, 6.0f);
+    } else if (op == "sigmoid") {
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f);
+    } else if (op == "tanh") {
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_tanh, 0.0f, 0.0f);
+    } else if (op == "gelu") {
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+    } else {
+      return Status::Unsupported("oneDNN provider: no post-op for epilogue '" + op + "'");
+    }
+  }
+  p.attr.set_post_ops(ops);
+  return p;
+}
+
+// One primitive plus the reorders between the caller's plain layout and the primitive's formats.
+// Weights (input 1 of conv/dense) are reordered once per tensor and reused while the same tensor
+// is passed (provider.h); activations are reordered inside every run (a measured cost).
+class OnednnKernel final : public Kernel {
+ public:
+  struct Spec {
+    dnnl::primitive prim;
+    memory::desc src_user, src_prim, dst_user, dst_prim;
+    std::optional<memory::desc> wei_user, wei_prim, bias;
+    std::vector<PostOps::Binary> binary;
+    size_t bias_input = 0;
+    int threads = 1;
+  };
+  explicit OnednnKernel(Spec spec) : s_(std::move(spec)), stream_(cpu_engine()) {
+    if (s_.src_prim != s_.src_user) src_tmp_ = memory(s_.src_prim, cpu_engine());
+    if (s_.dst_prim != s_.dst_user) dst_tmp_ = memory(s_.dst_prim, cpu_engine());
+    if (s_.wei_prim && *s_.wei_prim != *s_.wei_user) wei_tmp_ = memory(*s_.wei_prim, cpu_engine());
+    for (const PostOps::Binary& b : s_.binary)
+      binary_tmp_.push_back(b.desc != b.user ? std::optional<memory>(memory(b.desc, cpu_engine())) : std::nullopt);
+  }
+
+  Status run(const std::vector<const HostTensor*>& inputs, HostTensor& output) override {
+    try {
+      omp_set_num_threads(s_.threads);
+      auto wrap = [](const memory::desc& d, const HostTensor* t) {
+        return memory(d, cpu_engine(), const_cast<float*>(t->f32()));
+      };
+      std::unordered_map<int, memory> args;
+      memory src = wrap(s_.src_user, inputs[0]);
+      if (src_tmp_) {
+        dnnl::reorder(src, *src_tmp_).execute(stream_, src, *src_tmp_);
+        src = *src_tmp_;
+      }
+      args[DNNL_ARG_SRC] = src;
+      if (s_.wei_user) {
+        memory wei = wrap(*s_.wei_user, inputs[1]);
+        if (wei_tmp_) {
+          if (wei_from_ != inputs[1]) {
+            dnnl::reorder(wei, *wei_tmp_).execute(stream_, wei, *wei_tmp_);
+            wei_from_ = inputs[1];
+          }
+          wei = *wei_tmp_;
+        }
+        args[DNNL_ARG_WEIGHTS] = wei;
+      }
+      if (s_.bias) args[DNNL_ARG_BIAS] = wrap(*s_.bias, inputs[s_.bias_input]);
+      for (size_t i = 0; i < s_.binary.size(); ++i) {
+        const PostOps::Binary& b = s_.binary[i];
+        memory operand = wrap(b.user, inputs[b.input]);
+        if (binary_tmp_[i]) {
+          dnnl::reorder(operand, *binary_tmp_[i]).execute(stream_, operand, *binary_tmp_[i]);
+          operand = *binary_tmp_[i];
+        }
+        args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.post_op) | DNNL_ARG_SRC_1] = operand;
+      }
+      memory dst = memory(s_.dst_user, cpu_engine(), output.f32());
+      args[DNNL_ARG_DST] = dst_tmp_ ? *dst_tmp_ : dst;
+      s_.prim.execute(stream_, args);
+      if (dst_tmp_) dnnl::reorder(*dst_tmp_, dst).execute(stream_, *dst_tmp_, dst);
+      stream_.wait();
+    } catch (const dnnl::error& e) {
+      return Status::Internal(std::string("oneDNN kernel failed: ") + e.what());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Spec s_;
+  dnnl::stream stream_;
+  std::optional<memory> src_tmp_, dst_tmp_, wei_tmp_;
+  std::vector<std::optional<memory>> binary_tmp_;
+  const HostTensor* wei_from_ = nullptr;
+};
+
+Result<std::string> knob_string(const Config& c, const std::string& name) {
+  auto it = c.knobs.find(name);
+  if (it == c.knobs.end() || !it->is_string()) return Status::InvalidArgument("oneDNN config needs string knob '" + name + "'");
+  return it->get<std::string>();
+}
+
+Result<OnednnKernel::Spec> build_conv(const ir::Workload& w, const Config& c) {
+  TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
+  TP_ASSIGN_OR_RETURN(std::string alg, knob_string(c, "algorithm"));
+  if (format != "any" && format != "plain" && format != "nhwc") return Status::InvalidArgument("format must be any, plain or nhwc");
+  if (alg != "direct" && alg != "auto") return Status::InvalidArgument("algorithm must be direct or auto");
+  const auto& xs = w.inputs[0].shape;
+  const auto& ws = w.inputs[1].shape;
+  int64_t g = w.attrs.get_int("groups", 1);
+  auto strides = w.attrs.get_ints("strides", {1, 1});
+  auto pads = w.attrs.get_ints("pads", {0, 0, 0, 0});
+  auto dil = w.attrs.get_ints("dilations", {1, 1});
+  memory::dims src = to_dims(xs), dst = to_dims(w.output.shape);
+  memory::dims wei = g == 1 ? to_dims(ws) : memory::dims{g, ws[0] / g, ws[1], ws[2], ws[3]};
+  Tag act_tag = format == "any" ? Tag::any : format == "nhwc" ? Tag::nhwc : Tag::nchw;
+  Tag wei_user_tag = g == 1 ? Tag::oihw : Tag::goihw;
+  Tag wei_tag = format == "plain" ? wei_user_tag : Tag::any;
+  OnednnKernel::Spec s;
+  s.src_user = memory::desc(src, DT::f32, Tag::nchw);
+  s.dst_user = memory::desc(dst, DT::f32, Tag::nchw);
+  memory::dims bias_dims = {ws[0]};
+  TP_ASSIGN_OR_RETURN(PostOps post, make_post_ops(w, true, {1, ws[0], 1, 1}, dst, format == "nhwc" ? Tag::nhwc : Tag::nchw, Tag::nchw));
+  auto d = dnnl::convolution_forward::desc(
+      dnnl::prop_kind::forward_inference, alg == "auto" ? dnnl::algorithm::convolution_auto : dnnl::algorithm::convolution_direct,
+      memory::desc(src, DT::f32, act_tag), memory::desc(wei, DT::f32, wei_tag),
+      post.native_bias ? memory::desc(bias_dims, DT::f32, Tag::x) : memory::desc(),
+      memory::desc(dst, DT::f32, act_tag), {strides[0], strides[1]}, {dil[0] - 1, dil[1] - 1}, {pads[0], pads[1]},
+      {pads[2], pads[3]});
+  auto pd = dnnl::convolution_forward::primitive_desc(d, post.attr, cpu_engine());
+  s.prim = dnnl::convolution_forward(pd);
+  s.src_prim = pd.src_desc();
+  s.dst_prim = pd.dst_desc();
+  s.wei_user = memory::desc(wei, DT::f32, wei_user_tag);
+  s.wei_prim = pd.weights_desc();
+  if (post.native_bias) {
+    s.bias = memory::desc(bias_dims, DT::f32, Tag::x);
+    s.bias_input = w.inputs.size();
+  }
+  s.binary = post.binary;
+  return s;
+}
+
+Result<OnednnKernel::Spec> build_dense(const ir::Workload& w, const Config& c) {
+  TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
+  if (format != "any" && format != "plain") return Status::InvalidArgument("format must be any or plain");
+  int64_t M = w.inputs[1].shape[0], K = w.inputs[1].shape[1];
+  int64_t R = w.output.num_elements() / M;
+  memory::dims src = {R, K}, wei = {M, K}, dst = {R, M}, bias_dims = {M};
+  TP_ASSIGN_OR_RETURN(PostOps post, make_post_ops(w, true, {1, M}, dst, Tag::nc, Tag::nc));
+  auto d = dnnl::inner_product_forward::desc(
+      dnnl::prop_kind::forward_inference, memory::desc(src, DT::f32, Tag::nc),
+      memory::desc(wei, DT::f32, format == "any" ? Tag::any : Tag::oi),
+      post.native_bias ? memory::desc(bias_dims, DT::f32, Tag::x) : memory::desc(), memory::desc(dst, DT::f32, Tag::nc));
+  auto pd = dnnl::inner_product_forward::primitive_desc(d, post.attr, cpu_engine());
+  OnednnKernel::Spec s;
+  s.prim = dnnl::inner_product_forward(pd);
+  s.src_user = s.src_prim = memory::desc(src, DT::f32, Tag::nc);
+  s.dst_user = s.dst_prim = memory::desc(dst, DT::f32, Tag::nc);
+  if (pd.src_desc() != s.src_user || pd.dst_desc() != s.dst_user)
+    return Status::Internal("oneDNN inner product chose non-plain activations");
+  s.wei_user = memory::desc(wei, DT::f32, Tag::oi);
+  s.wei_prim = pd.weights_desc();
+  if (post.native_bias) {
+    s.bias = memory::desc(bias_dims, DT::f32, Tag::x);
+    s.bias_input = w.inputs.size();
+  }
+  s.binary = post.binary;
+  return s;
+}
+
+// A (possibly transposed, lower-rank) matmul operand as a rank-`rank` desc with explicit strides.
+memory::desc operand_desc(const ir::Shape& shape, bool transposed, size_t rank) {
+  memory::dims dims(rank, 1), strides(rank, 0);
+  ir::Shape phys = shape;
+  size_t off = rank - shape.size();
+  std::vector<int64_t> pstr(shape.size(), 1);
+  for (size_t i = shape.size() - 1; i-- > 0;) pstr[i] = pstr[i + 1] * shape[i + 1];
+  for (size_t i = 0; i < shape.size(); ++i) {
+    dims[off + i] = shape[i];
+    strides[off + i] = pstr[i];
+  }
+  for (size_t i = 0; i < off; ++i) strides[i] = shape.empty() ? 1 : pstr[0] * shape[0];
+  if (transposed) {
+    std::swap(dims[rank - 1], dims[rank - 2]);
+    std::swap(strides[rank - 1], strides[rank - 2]);
+  }
+  return memory::desc(dims, DT::f32, strides);
+}
+
+Result<OnednnKernel::Spec> build_matmul(const ir::Workload& w, const Config& c) {
+  TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
+  if (format != "plain") return Status::InvalidArgument("format must be plain");
+  size_t rank = w.output.shape.size();
+  if (rank > 6) return Status::Unsupported("oneDNN matmul: rank above 6");
+  bool ta = w.attrs.get_int("transpose_a", 0) != 0, tb = w.attrs.get_int("transpose_b", 0) != 0;
+  memory::desc a = operand_desc(w.inputs[0].shape, ta, rank), b = operand_desc(w.inputs[1].shape, tb, rank);
+  memory::dims dst = to_dims(w.output.shape);
+  memory::dims bias_dims(rank, 1);
+  bias_dims.back() = dst.back();
+  Tag tag = plain_tag(rank);
+  TP_ASSIGN_OR_RETURN(PostOps post, make_post_ops(w, false, bias_dims, dst, tag, tag));
+  auto d = dnnl::matmul::desc(a, b, memory::desc(dst, DT::f32, tag));
+  auto pd = dnnl::matmul::primitive_desc(d, post.attr, cpu_engine());
+  OnednnKernel::Spec s;
+  s.prim = dnnl::matmul(pd);
+  s.src_user = s.src_prim = a;
+  s.wei_user = s.wei_prim = b;
+  s.dst_user = s.dst_prim = memory::desc(dst, DT::f32, tag);
+  s.binary = post.binary;
+  return s;
+}
+
+Result<OnednnKernel::Spec> build_pool(const ir::Workload& w, const Config& c) {
+  TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
+  if (format != "plain" && format != "nhwc") return Status::InvalidArgument("format must be plain or nhwc");
+  const auto& xs = w.inputs[0].shape;
+  const auto& os = w.output.shape;
+  bool global = w.op == OpKind::kGlobalAvgPool2d;
+  bool is_max = w.op == OpKind::kMaxPool2d;
+  auto kernel = global ? std::vector<int64_t>{xs[2], xs[3]} : w.attrs.get_ints("kernel", {1, 1});
+  auto strides = w.attrs.get_ints("strides", {1, 1});
+  auto pads = w.attrs.get_ints("pads", {0, 0, 0, 0});
+  auto dil = is_max ? w.attrs.get_ints("dilations", {1, 1}) : std::vector<int64_t>{1, 1};
+  // ceil_mode: oneDNN wants the right padding that yields the IR's output size.
+  memory::dims pr = {pads[2], pads[3]};
+  for (int d = 0; d < 2; ++d) {
+    int64_t needed = (os[2 + d] - 1) * strides[d] + (kernel[d] - 1) * dil[d] + 1 - xs[2 + d] - pads[d];
+    pr[d] = std::max<int64_t>(needed, 0);
+  }
+  bool include_pad = w.attrs.get_int("count_include_pad", 0) != 0;
+  if (!is_max && include_pad && (pr[0] != pads[2] || pr[1] != pads[3]))
+    return Status::Unsupported("oneDNN pooling: count_include_pad with ceil_mode windows differs from PyTorch's");
+  auto alg = is_max ? dnnl::algorithm::pooling_max
+                    : include_pad ? dnnl::algorithm::pooling_avg_include_padding : dnnl::algorithm::pooling_avg_exclude_padding;
+  Tag tag = format == "nhwc" ? Tag::nhwc : Tag::nchw;
+  memory::dims src = to_dims(xs), dst = to_dims(os);
+  TP_ASSIGN_OR_RETURN(PostOps post, make_post_ops(w, false, {1, os[1], 1, 1}, dst, tag, Tag::nchw));
+  auto d = dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference, alg, memory::desc(src, DT::f32, tag),
+                                          memory::desc(dst, DT::f32, tag), {strides[0], strides[1]},
+                                          {kernel[0], kernel[1]}, {dil[0] - 1, dil[1] - 1}, {pads[0], pads[1]}, pr);
+  auto pd = dnnl::pooling_v2_forward::primitive_desc(d, post.attr, cpu_engine());
+  OnednnKernel::Spec s;
+  s.prim = dnnl::pooling_v2_forward(pd);
+  s.src_user = memory::desc(src, DT::f32, Tag::nchw);
+  s.dst_user = memory::desc(dst, DT::f32, Tag::nchw);
+  s.src_prim = pd.src_desc();
+  s.dst_prim = pd.dst_desc();
+  s.binary = post.binary;
+  return s;
+}
+
+struct OpEntry {
+  Result<OnednnKernel::Spec> (*build)(const ir::Workload&, const Config&);
+  std::vector<Knob> knobs;
+  nlohmann::json default_knobs;
+};
+
+const std::map<OpKind, OpEntry>& op_table() {
+  using J = nlohmann::json;
+  static const OpEntry conv{build_conv,
+                            {{"format", {J("any"), J("plain"), J("nhwc")}}, {"algorithm", {J("direct"), J("auto")}}},
+                            {{"format", "any"}, {"algorithm", "direct"}}};
+  static const OpEntry dense{build_dense, {{"format", {J("any"), J("plain")}}}, {{"format", "any"}}};
+  static const OpEntry matmul{build_matmul, {{"format", {J("plain")}}}, {{"format", "plain"}}};
+  static const OpEntry pool{build_pool, {{"format", {J("plain"), J("nhwc")}}}, {{"format", "plain"}}};
+  static const std::map<OpKind, OpEntry> table = {
+      {OpKind::kConv2d, conv},        {OpKind::kDense, dense},         {OpKind::kMatmul, matmul},
+      {OpKind::kBatchMatmul, matmul}, {OpKind::kMaxPool2d, pool},      {OpKind::kAvgPool2d, pool},
+      {OpKind::kGlobalAvgPool2d, pool},
+  };
+  return table;
+}
+
+class OnednnProvider final : public Provider {
+ public:
+  std::string name() const override { return "onednn"; }
+
+  bool supports(const ir::Workload& w) const override {
+    if (op_table().count(w.op) == 0) return false;
+    for (const ir::TensorType& t : kernel_input_types(w))
+      if (t.dtype != ir::DType::kFloat32) return false;
+    return w.output.dtype == ir::DType::kFloat32;
+  }
+
+  ConfigSpace space(const ir::Workload& w) const override {
+    auto it = op_table().find(w.op);
+    return it == op_table().end() ? ConfigSpace{} : ConfigSpace{it->second.knobs};
+  }
+
+  Config default_config(const ir::Workload& w) const override {
+    auto it = op_table().find(w.op);
+    return Config{"onednn", it == op_table().end() ? nlohmann::json::object() : it->second.default_knobs};
+  }
+
+  Result<std::unique_ptr<Kernel>> compile(const ir::Workload& w, const Config& c,
+                                          const CompileOptions& options) const override {
+    if (!supports(w))
+      return Status::Unsupported("the oneDNN provider has no float32 kernel for op '" + std::string(ir::op_name(w.op)) + "'");
+    if (c.provider != "onednn") return Status::InvalidArgument("config is for provider '" + c.provider + "', not 'onednn'");
+    if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
+    TP_RETURN_IF_ERROR(limit_isa(options.target));
+    try {
+      TP_ASSIGN_OR_RETURN(OnednnKernel::Spec spec, op_table().at(w.op).build(w, c));
+      spec.threads = options.threads;
+      return std::unique_ptr<Kernel>(new OnednnKernel(std::move(spec)));
+    } catch (const dnnl::error& e) {
+      return Status::InvalidArgument(std::string("oneDNN has no implementation for this config: ") + e.what());
+    }
+  }
+};
+
+}  // namespace
+
+const Provider& onednn_provider() {
+  static const OnednnProvider provider;
+  return provider;
+}
+
+}  // namespace tensorperf::kernels::onednn
