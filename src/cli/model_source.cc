@@ -13,11 +13,11 @@ void ModelSource::add_options(CLI::App* cmd) {
   auto* o = cmd->add_option("--onnx", onnx, "an ONNX model file (opsets 11-17)");
   m->excludes(o);
   o->excludes(m);
-  cmd->add_option("--batch", batch, "batch size")->default_val(1)->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", batch, "batch size")->default_val(1)->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_option("--image-size", image_size, "input image size for the zoo's CNNs (0: the model's standard size)")
       ->default_val(0)
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--seq-len", seq_len, "sequence length for bert_base")->default_val(128)->check(CLI::PositiveNumber);
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 16));
+  cmd->add_option("--seq-len", seq_len, "sequence length for bert_base")->default_val(128)->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_option("--seed", seed, "random graph seed for randwire")->default_val(0);
 }
 

@@ -13,7 +13,7 @@
 
 namespace {
 
-struct Run {
+struct CmdResult {
   int exit_code;
   std::string out;
   std::string err;
@@ -26,13 +26,13 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-Run tensorperf(const std::string& args) {
+CmdResult tensorperf(const std::string& args) {
   auto dir = std::filesystem::temp_directory_path();
   std::string out = (dir / ("tp_cli_out_" + std::to_string(::getpid()))).string();
   std::string err = out + ".err";
   std::string cmd = std::string(TENSORPERF_EXE) + " " + args + " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());
-  Run r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  CmdResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;
@@ -61,7 +61,7 @@ class BadOnnx : public ::testing::Test {
 std::string* BadOnnx::dir_ = nullptr;
 
 TEST(Cli, ModelsListsTheZoo) {
-  Run r = tensorperf("models --json");
+  CmdResult r = tensorperf("models --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   std::vector<std::string> names;
@@ -71,7 +71,7 @@ TEST(Cli, ModelsListsTheZoo) {
 }
 
 TEST(Cli, TasksJsonIsOneObjectWithTheDocumentedFields) {
-  Run r = tensorperf("tasks --model resnet18 --json");
+  CmdResult r = tensorperf("tasks --model resnet18 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);  // throws (fails) unless stdout is exactly one JSON value
   EXPECT_EQ(j["model"], "resnet18");
@@ -87,14 +87,14 @@ TEST(Cli, TasksJsonIsOneObjectWithTheDocumentedFields) {
 }
 
 TEST(Cli, TasksTableAndBatch) {
-  Run r = tensorperf("tasks --model resnet18 --batch 4");
+  CmdResult r = tensorperf("tasks --model resnet18 --batch 4");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("conv2d|float32[4,64,56,56]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("total"), std::string::npos);
 }
 
 TEST(Cli, GraphDot) {
-  Run r = tensorperf("graph --model squeezenet1_1 --dot");
+  CmdResult r = tensorperf("graph --model squeezenet1_1 --dot");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("digraph", 0), 0u);
   EXPECT_NE(r.out.find("concat"), std::string::npos);
@@ -102,24 +102,24 @@ TEST(Cli, GraphDot) {
 }
 
 TEST(Cli, UsageErrors) {
-  Run none = tensorperf("");
+  CmdResult none = tensorperf("");
   EXPECT_NE(none.exit_code, 0);
-  Run both = tensorperf("tasks --model resnet18 --onnx x.onnx");
+  CmdResult both = tensorperf("tasks --model resnet18 --onnx x.onnx");
   EXPECT_NE(both.exit_code, 0);
-  Run neither = tensorperf("tasks");
+  CmdResult neither = tensorperf("tasks");
   EXPECT_NE(neither.exit_code, 0);
   EXPECT_NE(neither.err.find("--model"), std::string::npos) << neither.err;
-  Run unknown = tensorperf("tasks --model resnet1000");
+  CmdResult unknown = tensorperf("tasks --model resnet1000");
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_EQ(lines(unknown.err), 1) << unknown.err;
   EXPECT_NE(unknown.err.find("resnet18"), std::string::npos) << "should list the known models: " << unknown.err;
-  Run help = tensorperf("tasks --help");
+  CmdResult help = tensorperf("tasks --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--json"), std::string::npos);
 }
 
 TEST_F(BadOnnx, GoodFileImports) {
-  Run r = tensorperf("tasks --onnx " + file("ok.onnx") + " --json");
+  CmdResult r = tensorperf("tasks --onnx " + file("ok.onnx") + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["tasks"].size(), 1u);
@@ -139,7 +139,7 @@ TEST_F(BadOnnx, EachBadInputIsOneLineAndNonZero) {
       {file("cyclic.onnx"), {"cycle"}},
   };
   for (const auto& c : cases) {
-    Run r = tensorperf("tasks --onnx " + c.path);
+    CmdResult r = tensorperf("tasks --onnx " + c.path);
     EXPECT_NE(r.exit_code, 0) << c.path;
     EXPECT_EQ(lines(r.err), 1) << c.path << ": " << r.err;
     EXPECT_EQ(r.err.rfind("tensorperf: error: ", 0), 0u) << r.err;
