@@ -20,14 +20,14 @@ constexpr int kLayers = 12;
 constexpr double kLayerNormEpsilon = 1e-12;
 
 ValueId layer_norm(ModelBuilder& b, const std::string& name, ValueId x) {
-  return b.op(OpKind::kLayerNorm, name,
-              {x, b.weight(name + ".weight", {kHidden}), b.weight(name + ".bias", {kHidden})},
+  return b.op(OpKind::kLayerNorm, name, {x, b.weight(name + ".weight", {kHidden}), b.weight(name + ".bias", {kHidden})},
               Attrs{{"axis", int64_t{-1}}, {"epsilon", kLayerNormEpsilon}});
 }
 
 // [B, S, 768] -> [B, 12, S, 64] (BertSelfAttention.transpose_for_scores).
 ValueId to_heads(ModelBuilder& b, const std::string& name, ValueId x) {
-  ValueId r = b.op(OpKind::kReshape, name + ".reshape", {x}, Attrs{{"shape", std::vector<int64_t>{0, 0, kHeads, kHeadSize}}});
+  ValueId r =
+      b.op(OpKind::kReshape, name + ".reshape", {x}, Attrs{{"shape", std::vector<int64_t>{0, 0, kHeads, kHeadSize}}});
   return b.op(OpKind::kTranspose, name + ".transpose", {r}, Attrs{{"perm", std::vector<int64_t>{0, 2, 1, 3}}});
 }
 
@@ -62,8 +62,10 @@ ValueId bert_layer(ModelBuilder& b, ValueId x) {
 Result<Graph> build_bert_base(const ModelOptions& options) {
   TP_RETURN_IF_ERROR(check_batch(options, "bert_base"));
   if (options.seq_len < 1 || options.seq_len > 512) {
-    return Status::InvalidArgument("bert_base: sequence length must be 1 to 512 (BERT's position "
-                                   "embeddings), got " + std::to_string(options.seq_len));
+    return Status::InvalidArgument(
+        "bert_base: sequence length must be 1 to 512 (BERT's position "
+        "embeddings), got " +
+        std::to_string(options.seq_len));
   }
   ModelBuilder b("bert_base");
   ValueId x = b.input("embeddings", {options.batch, options.seq_len, kHidden});

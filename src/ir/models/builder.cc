@@ -44,8 +44,7 @@ ValueId ModelBuilder::conv(const std::string& name, ValueId x, const ConvSpec& s
   if (!ok()) return kNoValue;
   const int64_t in_channels = channels(x);
   std::vector<ValueId> inputs = {
-      x, weight(name + ".weight",
-                {spec.out_channels, in_channels / spec.groups, spec.kernel[0], spec.kernel[1]})};
+      x, weight(name + ".weight", {spec.out_channels, in_channels / spec.groups, spec.kernel[0], spec.kernel[1]})};
   if (spec.bias) inputs.push_back(weight(name + ".bias", {spec.out_channels}));
   Attrs attrs{{"strides", std::vector<int64_t>{spec.stride[0], spec.stride[1]}},
               {"pads", std::vector<int64_t>(spec.pads.begin(), spec.pads.end())},
@@ -125,11 +124,11 @@ ValueId ModelBuilder::concat(const std::string& name, std::vector<ValueId> xs, i
   return op(OpKind::kConcat, name, std::move(xs), Attrs{{"axis", axis}});
 }
 
-ValueId ModelBuilder::slice(const std::string& name, ValueId x, std::vector<int64_t> starts,
-                            std::vector<int64_t> ends, std::vector<int64_t> axes) {
+ValueId ModelBuilder::slice(const std::string& name, ValueId x, std::vector<int64_t> starts, std::vector<int64_t> ends,
+                            std::vector<int64_t> axes) {
   std::vector<int64_t> steps(axes.size(), 1);
-  Attrs attrs{{"starts", std::move(starts)}, {"ends", std::move(ends)}, {"axes", std::move(axes)},
-              {"steps", std::move(steps)}};
+  Attrs attrs{
+      {"starts", std::move(starts)}, {"ends", std::move(ends)}, {"axes", std::move(axes)}, {"steps", std::move(steps)}};
   return op(OpKind::kSlice, name, {x}, std::move(attrs));
 }
 
@@ -153,8 +152,8 @@ Result<int64_t> checked_image_size(const ModelOptions& options, int64_t standard
   TP_RETURN_IF_ERROR(check_batch(options, model));
   const int64_t size = options.image_size == 0 ? standard : options.image_size;
   if (size < minimum) {
-    return Status::InvalidArgument(model + ": image size must be at least " + std::to_string(minimum) +
-                                   ", got " + std::to_string(size));
+    return Status::InvalidArgument(model + ": image size must be at least " + std::to_string(minimum) + ", got " +
+                                   std::to_string(size));
   }
   return size;
 }

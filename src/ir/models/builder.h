@@ -23,8 +23,8 @@ inline constexpr ValueId kNoValue = -1;
 
 struct ConvSpec {
   int64_t out_channels = 0;
-  std::array<int64_t, 2> kernel = {1, 1};     // (kh, kw)
-  std::array<int64_t, 2> stride = {1, 1};     // (sh, sw)
+  std::array<int64_t, 2> kernel = {1, 1};      // (kh, kw)
+  std::array<int64_t, 2> stride = {1, 1};      // (sh, sw)
   std::array<int64_t, 4> pads = {0, 0, 0, 0};  // top, left, bottom, right
   int64_t groups = 1;
   bool bias = false;  // bias as conv2d's third input (torch Conv2d(bias=True))
@@ -66,11 +66,9 @@ class ModelBuilder {
 
   ValueId max_pool(const std::string& name, ValueId x, int64_t kernel, int64_t stride,
                    std::array<int64_t, 4> pads = {0, 0, 0, 0}, bool ceil_mode = false);
-  ValueId avg_pool(const std::string& name, ValueId x, int64_t kernel, int64_t stride,
-                   std::array<int64_t, 4> pads, bool count_include_pad, bool ceil_mode = false);
-  ValueId global_avg_pool(const std::string& name, ValueId x) {
-    return op(OpKind::kGlobalAvgPool2d, name, {x});
-  }
+  ValueId avg_pool(const std::string& name, ValueId x, int64_t kernel, int64_t stride, std::array<int64_t, 4> pads,
+                   bool count_include_pad, bool ceil_mode = false);
+  ValueId global_avg_pool(const std::string& name, ValueId x) { return op(OpKind::kGlobalAvgPool2d, name, {x}); }
   ValueId flatten(const std::string& name, ValueId x);
   // torch Linear: x[..., in] -> [..., out], weight [out, in], bias as the third input.
   ValueId dense(const std::string& name, ValueId x, int64_t out_features);

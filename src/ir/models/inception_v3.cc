@@ -15,14 +15,13 @@ namespace {
 constexpr double kEpsilon = 0.001;
 
 // torchvision BasicConv2d: conv (no bias) -> BatchNorm2d(eps=0.001) -> relu.
-ValueId basic_conv(ModelBuilder& b, const std::string& name, ValueId x, int64_t out, int64_t kernel,
-                   int64_t stride = 1, int64_t pad = 0) {
+ValueId basic_conv(ModelBuilder& b, const std::string& name, ValueId x, int64_t out, int64_t kernel, int64_t stride = 1,
+                   int64_t pad = 0) {
   return b.conv_bn_relu(name, x, conv_spec(out, kernel, stride, pad), kEpsilon);
 }
 
 // A 1x7 (horizontal) or 7x1 (vertical) conv with "same" padding, and the 1x3 / 3x1 ones.
-ValueId line_conv(ModelBuilder& b, const std::string& name, ValueId x, int64_t out, int64_t length,
-                  bool horizontal) {
+ValueId line_conv(ModelBuilder& b, const std::string& name, ValueId x, int64_t out, int64_t length, bool horizontal) {
   const int64_t pad = length / 2;
   ConvSpec spec{.out_channels = out};
   spec.kernel = horizontal ? std::array<int64_t, 2>{1, length} : std::array<int64_t, 2>{length, 1};

@@ -30,8 +30,8 @@ Result<Graph> build_mobilenet_v2(const ModelOptions& options) {
   struct Stage {
     int64_t t, c, n, s;
   };
-  constexpr Stage kStages[] = {{1, 16, 1, 1},  {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
-                               {6, 96, 3, 1},  {6, 160, 3, 2}, {6, 320, 1, 1}};
+  constexpr Stage kStages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
+                               {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   ModelBuilder b("mobilenet_v2");
   ValueId x = b.input("input", {options.batch, 3, size, size});
   int index = 0;

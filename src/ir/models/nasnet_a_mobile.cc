@@ -36,14 +36,11 @@ std::array<int64_t, 4> pads(int64_t kernel, int64_t stride, Padding padding) {
   return {p + 1 - stride, p + 1 - stride, p, p};
 }
 
-ValueId separable_conv(ModelBuilder& b, const std::string& name, ValueId x, int64_t out, int64_t kernel,
-                       int64_t stride, std::array<int64_t, 4> conv_pads) {
+ValueId separable_conv(ModelBuilder& b, const std::string& name, ValueId x, int64_t out, int64_t kernel, int64_t stride,
+                       std::array<int64_t, 4> conv_pads) {
   const int64_t in = b.channels(x);
-  ConvSpec depthwise{.out_channels = in,
-                     .kernel = {kernel, kernel},
-                     .stride = {stride, stride},
-                     .pads = conv_pads,
-                     .groups = in};
+  ConvSpec depthwise{
+      .out_channels = in, .kernel = {kernel, kernel}, .stride = {stride, stride}, .pads = conv_pads, .groups = in};
   x = b.conv(name + ".depthwise_conv2d", x, depthwise);
   return b.conv(name + ".pointwise_conv2d", x, conv_spec(out, 1));
 }
@@ -89,9 +86,9 @@ ValueId reduction_combine(ModelBuilder& b, ValueId a, ValueId other, int64_t out
                      branch_separables(b, "comb_iter_0_right", other, out, 7, 2, padding));
   ValueId c1 = b.add("comb_iter_1", max_pool("comb_iter_1_left"),
                      branch_separables(b, "comb_iter_1_right", other, out, 7, 2, padding));
-  ValueId c2 = b.add("comb_iter_2",
-                     b.avg_pool("comb_iter_2_left", a, 3, 2, pads(3, 2, padding), /*count_include_pad=*/false),
-                     branch_separables(b, "comb_iter_2_right", other, out, 5, 2, padding));
+  ValueId c2 =
+      b.add("comb_iter_2", b.avg_pool("comb_iter_2_left", a, 3, 2, pads(3, 2, padding), /*count_include_pad=*/false),
+            branch_separables(b, "comb_iter_2_right", other, out, 5, 2, padding));
   ValueId c3 = b.add("comb_iter_3", avg_pool_3x3(b, "comb_iter_3_right", c0), c1);
   ValueId c4 = b.add("comb_iter_4", branch_separables(b, "comb_iter_4_left", c0, out, 3, 1, padding),
                      max_pool("comb_iter_4_right"));
@@ -107,10 +104,9 @@ ValueId normal_combine(ModelBuilder& b, ValueId left, ValueId right) {
   ValueId c1 = b.add("comb_iter_1", branch_separables(b, "comb_iter_1_left", left, out, 5, 1, Padding::kSame),
                      branch_separables(b, "comb_iter_1_right", left, out, 3, 1, Padding::kSame));
   ValueId c2 = b.add("comb_iter_2", avg_pool_3x3(b, "comb_iter_2_left", right), left);
-  ValueId c3 = b.add("comb_iter_3", avg_pool_3x3(b, "comb_iter_3_left", left),
-                     avg_pool_3x3(b, "comb_iter_3_right", left));
-  ValueId c4 = b.add("comb_iter_4", branch_separables(b, "comb_iter_4_left", right, out, 3, 1, Padding::kSame),
-                     right);
+  ValueId c3 =
+      b.add("comb_iter_3", avg_pool_3x3(b, "comb_iter_3_left", left), avg_pool_3x3(b, "comb_iter_3_right", left));
+  ValueId c4 = b.add("comb_iter_4", branch_separables(b, "comb_iter_4_left", right, out, 3, 1, Padding::kSame), right);
   return b.concat("concat", {left, c0, c1, c2, c3, c4});
 }
 

@@ -37,8 +37,7 @@ ValueId node_op(ModelBuilder& b, ValueId x, int64_t out_channels, int64_t stride
 }
 
 ValueId random_stage(ModelBuilder& b, ValueId x, int64_t out_channels, uint64_t seed) {
-  const std::vector<std::pair<int, int>> edges =
-      watts_strogatz_edges(kNodes, kNeighbours, kRewireProbability, seed);
+  const std::vector<std::pair<int, int>> edges = watts_strogatz_edges(kNodes, kNeighbours, kRewireProbability, seed);
   std::vector<std::vector<int>> predecessors(kNodes);
   std::vector<bool> has_successor(kNodes, false);
   for (const auto& [u, v] : edges) {

@@ -31,9 +31,7 @@ Result<Graph> build_squeezenet1_1(const ModelOptions& options) {
     Scope features(b, "features");
     x = b.relu("1", b.conv("0", x, biased(conv_spec(64, 3, 2))));
     int index = 2;
-    auto pool = [&] {
-      x = b.max_pool(std::to_string(index++), x, 3, 2, {0, 0, 0, 0}, /*ceil_mode=*/true);
-    };
+    auto pool = [&] { x = b.max_pool(std::to_string(index++), x, 3, 2, {0, 0, 0, 0}, /*ceil_mode=*/true); };
     auto fire_module = [&](int64_t squeeze, int64_t expand) {
       Scope scope(b, std::to_string(index++));
       x = fire(b, x, squeeze, expand, expand);

@@ -13,12 +13,14 @@ Result<Graph> build_vgg16(const ModelOptions& options) {
   TP_ASSIGN_OR_RETURN(const int64_t size, checked_image_size(options, 224, 224, "vgg16"));
   const int64_t feature_size = size / 32;
   if (size % 32 != 0 || feature_size % 7 != 0) {
-    return Status::InvalidArgument("vgg16: image size must make a feature map that is a multiple of 7 (size "
-                                   "a multiple of 224, such as 224 or 448), got " + std::to_string(size));
+    return Status::InvalidArgument(
+        "vgg16: image size must make a feature map that is a multiple of 7 (size "
+        "a multiple of 224, such as 224 or 448), got " +
+        std::to_string(size));
   }
   constexpr int64_t kPool = 0;  // "M" in torchvision's cfgs["D"]
-  constexpr int64_t kConfig[] = {64,  64,  kPool, 128, 128, kPool, 256, 256, 256, kPool,
-                                 512, 512, 512, kPool, 512, 512, 512, kPool};
+  constexpr int64_t kConfig[] = {64,    64,  kPool, 128, 128,   kPool, 256, 256, 256,
+                                 kPool, 512, 512,   512, kPool, 512,   512, 512, kPool};
   ModelBuilder b("vgg16");
   ValueId x = b.input("input", {options.batch, 3, size, size});
   {

@@ -29,8 +29,7 @@ int64_t count_nodes(const Graph& g, OpKind op) {
   return n;
 }
 
-void expect_macs(const std::string& name, const ModelOptions& options, double torchvision_macs,
-                 double published_gmac) {
+void expect_macs(const std::string& name, const ModelOptions& options, double torchvision_macs, double published_gmac) {
   Result<Graph> g = build_model(name, options);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const double macs = anchor_macs(*g);
