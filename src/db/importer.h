@@ -25,7 +25,8 @@ struct ImportReport {
   int64_t skipped = 0;     // malformed lines
 };
 
-// Called once per malformed line with "name:line: reason".
+// Called once per malformed line with "name:line: reason", in line order, from the thread that
+// parses (not the caller's: parsing the next batch overlaps storing the current one).
 using ProblemSink = std::function<void(const std::string&)>;
 
 // `name` labels problems (the file path). A malformed line is reported, counted and skipped, or

@@ -1,6 +1,8 @@
 #include "db/line_parser.h"
 
+#include <functional>
 #include <string>
+#include <unordered_map>
 
 #include <simdjson.h>
 
@@ -15,6 +17,8 @@ using simdjson::dom::element_type;
 using simdjson::dom::object;
 
 Status bad(const std::string& what) { return Status::Corruption(what); }
+
+using TargetDescriber = std::function<const DeviceDescription&(std::string_view)>;
 
 bool is_number(const element& e) {
   auto t = e.type();
@@ -65,6 +69,7 @@ Status read_result(const element& e, const char* where, ParsedRecord& out) {
   out.build_time_s = number(all_cost_e);
   out.timestamp = number(ts_e);
   out.costs = simdjson::minify(costs_e);
+  out.mean_cost.reset();
   if (err == 0) {
     double sum = 0;
     size_t n = 0;
@@ -88,7 +93,7 @@ std::string autotvm_workload(const element& name, const element& args) {
   return key;
 }
 
-Status parse_autotvm_v02(const object& root, ParsedRecord& out) {
+Status parse_autotvm_v02(const object& root, ParsedRecord& out, const TargetDescriber& describe) {
   element input_e, config_e, result_e;
   if (root["config"].get(config_e) != simdjson::SUCCESS) return bad("AutoTVM v0.2 record without \"config\"");
   if (root["result"].get(result_e) != simdjson::SUCCESS) return bad("AutoTVM v0.2 record without \"result\"");
@@ -104,15 +109,16 @@ Status parse_autotvm_v02(const object& root, ParsedRecord& out) {
   TP_RETURN_IF_ERROR(read_result(result_e, "\"result\"", out));
   out.format = RecordFormat::kAutotvmV02;
   out.workload_key = autotvm_workload(name_e, args_e);
-  out.device = describe_tvm_target(target);
+  out.device = describe(target);
   out.provider = "autotvm";
   out.config = simdjson::minify(config_e);
   std::string_view version;
-  if (root["tvm_version"].get_string().get(version) == simdjson::SUCCESS) out.version = std::string(version);
+  if (root["tvm_version"].get_string().get(version) == simdjson::SUCCESS) out.version.assign(version);
+  else out.version.clear();
   return Status::Ok();
 }
 
-Status parse_i_r_v(const object& root, ParsedRecord& out) {
+Status parse_i_r_v(const object& root, ParsedRecord& out, const TargetDescriber& describe) {
   element i_e, r_e, v_e;
   if (root["i"].get(i_e) != simdjson::SUCCESS) return bad("record without \"i\"");
   if (root["r"].get(r_e) != simdjson::SUCCESS) return bad("record with \"i\" but without \"r\"");
@@ -130,7 +136,7 @@ Status parse_i_r_v(const object& root, ParsedRecord& out) {
     TP_RETURN_IF_ERROR(read_result(r_e, "\"r\"", out));
     out.format = RecordFormat::kAnsor;
     out.workload_key = std::string(key);
-    out.device = describe_tvm_target(target);
+    out.device = describe(target);
     out.provider = "ansor";
     out.config = simdjson::minify(state_e);
   } else {
@@ -145,13 +151,15 @@ Status parse_i_r_v(const object& root, ParsedRecord& out) {
     TP_RETURN_IF_ERROR(read_result(r_e, "\"r\"", out));
     out.format = RecordFormat::kAutotvmV01;
     out.workload_key = autotvm_workload(name_e, args_e);
-    out.device = describe_tvm_target(target);
+    out.device = describe(target);
     out.provider = "autotvm";
     out.config = simdjson::minify(config_e);
   }
+  out.version.clear();
   if (root["v"].get(v_e) == simdjson::SUCCESS) {
     std::string_view s;
-    out.version = v_e.get_string().get(s) == simdjson::SUCCESS ? std::string(s) : simdjson::minify(v_e);
+    if (v_e.get_string().get(s) == simdjson::SUCCESS) out.version.assign(s);
+    else out.version = simdjson::minify(v_e);
   }
   return Status::Ok();
 }
@@ -203,12 +211,28 @@ ParsedRecord parsed_from_native(const measure::Record& r) {
 struct LineParser::Impl {
   simdjson::dom::parser parser;
   std::string buffer;  // the line plus simdjson's padding
+  // Targets repeat from line to line: describe each once.
+  std::unordered_map<std::string, DeviceDescription> targets;
+  const DeviceDescription& describe(std::string_view target) {
+    auto it = targets.find(std::string(target));
+    if (it == targets.end()) {
+      if (targets.size() > 4096) targets.clear();
+      it = targets.emplace(std::string(target), describe_tvm_target(target)).first;
+    }
+    return it->second;
+  }
 };
 
 LineParser::LineParser() : impl_(std::make_unique<Impl>()) {}
 LineParser::~LineParser() = default;
 
 Result<ParsedRecord> LineParser::parse(std::string_view line) {
+  ParsedRecord out;
+  TP_RETURN_IF_ERROR(parse_into(line, out));
+  return out;
+}
+
+Status LineParser::parse_into(std::string_view line, ParsedRecord& out) {
   impl_->buffer.assign(line);
   impl_->buffer.resize(line.size() + simdjson::SIMDJSON_PADDING, '\0');
   element doc;
@@ -220,19 +244,20 @@ Result<ParsedRecord> LineParser::parse(std::string_view line) {
   if (root["input"].get(input) == simdjson::SUCCESS && input.type() == element_type::OBJECT) {
     TP_ASSIGN_OR_RETURN(measure::Record r, measure::record_from_line(line));
     if (!r.ok() && r.error == measure::ErrorCode::kNoError) return bad("an error-free record has no costs");
-    return parsed_from_native(r);
+    out = parsed_from_native(r);
+    return Status::Ok();
   }
-  ParsedRecord out;
+  TargetDescriber describe = [this](std::string_view t) -> const DeviceDescription& { return impl_->describe(t); };
   if (root["input"].error() == simdjson::SUCCESS) {
-    TP_RETURN_IF_ERROR(parse_autotvm_v02(root, out));
+    TP_RETURN_IF_ERROR(parse_autotvm_v02(root, out, describe));
   } else if (root["i"].error() == simdjson::SUCCESS) {
-    TP_RETURN_IF_ERROR(parse_i_r_v(root, out));
+    TP_RETURN_IF_ERROR(parse_i_r_v(root, out, describe));
   } else {
     return bad("not a record: expected \"input\" (AutoTVM v0.2, tensorperf) or \"i\" (AutoTVM v0.1, auto_scheduler)");
   }
-  out.line = std::string(line);
+  out.line.assign(line);
   finish(out);
-  return out;
+  return Status::Ok();
 }
 
 }  // namespace tensorperf::db

@@ -24,6 +24,8 @@ class LineParser {
   // A Corruption status names what is wrong with the line ("not valid JSON", "\"r\"[1] ... ").
   // REQUIRES: !is_skippable_line(line).
   Result<ParsedRecord> parse(std::string_view line);
+  // The same into `out`, reusing its buffers (what bulk imports call); `out` is unspecified on error.
+  Status parse_into(std::string_view line, ParsedRecord& out);
 
  private:
   struct Impl;

@@ -34,7 +34,6 @@ CREATE TABLE records(id BIGSERIAL PRIMARY KEY, hash BYTEA NOT NULL UNIQUE, forma
                      build_time DOUBLE PRECISION NOT NULL, timestamp DOUBLE PRECISION NOT NULL,
                      version BYTEA NOT NULL, line BYTEA NOT NULL);
 CREATE INDEX records_best ON records(workload_id, device_id, mean_cost, id) WHERE error_no = 0;
-CREATE INDEX records_device ON records(device_id);
 )sql",
 };
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));

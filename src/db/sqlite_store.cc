@@ -31,7 +31,6 @@ CREATE TABLE records(id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, format I
                      build_time REAL NOT NULL, timestamp REAL NOT NULL, version TEXT NOT NULL,
                      line TEXT NOT NULL);
 CREATE INDEX records_best ON records(workload_id, device_id, mean_cost) WHERE error_no = 0;
-CREATE INDEX records_device ON records(device_id);
 )sql",
 };
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
@@ -72,6 +71,13 @@ class Stmt {
  private:
   sqlite3_stmt* s_ = nullptr;
 };
+
+// Key -> id, looked up by string_view without building a std::string.
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+using IdCache = std::unordered_map<std::string, int64_t, KeyHash, std::equal_to<>>;
 
 class SqliteStore final : public RecordStore {
  public:
@@ -119,7 +125,7 @@ class SqliteStore final : public RecordStore {
   }
   // The id of `key` in a table of unique keys, inserting the row (bind_rest binds its other columns).
   Result<int64_t> intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key,
-                         std::unordered_map<std::string, int64_t>& cache, const std::function<void(Stmt&)>& bind_rest);
+                         IdCache& cache, const std::function<void(Stmt&)>& bind_rest);
   Status insert_locked(std::span<const ParsedRecord> batch, InsertCounts& counts);
   Status prepare_statements();
 
@@ -127,7 +133,7 @@ class SqliteStore final : public RecordStore {
   std::string path_;
   std::unique_ptr<Statements> stmts_;
   // Ids of rows known to be committed, so a batch looks each key up once per process.
-  std::unordered_map<std::string, int64_t> workload_ids_, device_ids_, config_ids_;
+  IdCache workload_ids_, device_ids_, config_ids_;
 };
 
 Status SqliteStore::init(OpenMode mode) {
@@ -186,13 +192,13 @@ Status SqliteStore::init(OpenMode mode) {
 Status SqliteStore::prepare_statements() {
   stmts_ = std::make_unique<Statements>();
   Statements& s = *stmts_;
-  TP_RETURN_IF_ERROR(s.insert_workload.prepare(db_, "INSERT INTO workloads(key) VALUES(?1) ON CONFLICT DO NOTHING"));
+  TP_RETURN_IF_ERROR(s.insert_workload.prepare(db_, "INSERT INTO workloads(key) VALUES(?1) ON CONFLICT DO NOTHING RETURNING id"));
   TP_RETURN_IF_ERROR(s.select_workload.prepare(db_, "SELECT id FROM workloads WHERE key = ?1"));
   TP_RETURN_IF_ERROR(s.insert_device.prepare(
-      db_, "INSERT INTO devices(key, target, target_keys, model, mcpu) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"));
+      db_, "INSERT INTO devices(key, target, target_keys, model, mcpu) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING RETURNING id"));
   TP_RETURN_IF_ERROR(s.select_device.prepare(db_, "SELECT id FROM devices WHERE key = ?1"));
   TP_RETURN_IF_ERROR(s.insert_config.prepare(
-      db_, "INSERT INTO configs(hash, provider, body) VALUES(?1, ?2, ?3) ON CONFLICT DO NOTHING"));
+      db_, "INSERT INTO configs(hash, provider, body) VALUES(?1, ?2, ?3) ON CONFLICT DO NOTHING RETURNING id"));
   TP_RETURN_IF_ERROR(s.select_config.prepare(db_, "SELECT id FROM configs WHERE hash = ?1"));
   TP_RETURN_IF_ERROR(s.insert_record.prepare(
       db_, "INSERT INTO records(hash, format, workload_id, device_id, config_id, error_no, mean_cost, costs, "
@@ -208,20 +214,26 @@ Status SqliteStore::prepare_statements() {
 }
 
 Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key,
-                                    std::unordered_map<std::string, int64_t>& cache,
+                                    IdCache& cache,
                                     const std::function<void(Stmt&)>& bind_rest) {
-  if (auto it = cache.find(std::string(key)); it != cache.end()) return it->second;
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
   if (blob_key) ins.blob(1, key); else ins.text_static(1, key);
   if (bind_rest) bind_rest(ins);
-  TP_RETURN_IF_ERROR(step_done(ins, "inserting a key"));
-  if (blob_key) sel.blob(1, key); else sel.text_static(1, key);
-  int rc = sqlite3_step(sel.get());
-  if (rc != SQLITE_ROW) {
-    sel.reset();
-    return error("looking up a key");
+  int64_t id = 0;
+  int rc = sqlite3_step(ins.get());
+  if (rc == SQLITE_ROW) {  // inserted: RETURNING gave the new id
+    id = ins.column_int(0);
+    rc = sqlite3_step(ins.get());
   }
-  int64_t id = sel.column_int(0);
-  sel.reset();
+  ins.reset();
+  if (rc != SQLITE_DONE) return error("inserting a key");
+  if (id == 0) {  // already there
+    if (blob_key) sel.blob(1, key); else sel.text_static(1, key);
+    rc = sqlite3_step(sel.get());
+    if (rc == SQLITE_ROW) id = sel.column_int(0);
+    sel.reset();
+    if (rc != SQLITE_ROW) return error("looking up a key");
+  }
   cache.emplace(std::string(key), id);
   return id;
 }

@@ -32,9 +32,10 @@ std::string Workload::key() const {
   return k;
 }
 
-double Workload::flops() const {
-  return op_flops(op, inputs, attrs, {output}) +
-         static_cast<double>(epilogue.size()) * static_cast<double>(output.num_elements());
+double Workload::flops() const { return op_flops(op, inputs, attrs, {output}); }
+
+double Workload::epilogue_flops() const {
+  return static_cast<double>(epilogue.size()) * static_cast<double>(output.num_elements());
 }
 
 Result<Workload> parse_workload_key(std::string_view key) {

@@ -28,8 +28,11 @@ struct Workload {
   TensorType output;  // derived from inputs+attrs; not part of the key
 
   std::string key() const;
-  // FLOPs of one instance: the main op (multiply-add = 2) plus one per output element per epilogue op.
+  // FLOPs of one instance of the main op (a multiply-add counts 2). The epilogue is left out, as in
+  // the published counts models are compared with; epilogue_flops() has it.
   double flops() const;
+  // One per output element per epilogue op.
+  double epilogue_flops() const;
   bool operator==(const Workload& o) const { return key() == o.key(); }
 };
 

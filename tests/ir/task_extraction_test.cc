@@ -135,7 +135,8 @@ TEST(TaskExtraction, DenseBiasAddAndGelu) {
   ASSERT_TRUE(tasks.ok());
   ASSERT_EQ(tasks->size(), 1u);
   EXPECT_EQ((*tasks)[0].workload.epilogue, (std::vector<std::string>{"bias", "gelu"}));
-  EXPECT_DOUBLE_EQ((*tasks)[0].workload.flops(), 2.0 * 128 * 3072 * 768 + 2.0 * 128 * 3072);
+  EXPECT_DOUBLE_EQ((*tasks)[0].workload.flops(), 2.0 * 128 * 3072 * 768);
+  EXPECT_DOUBLE_EQ((*tasks)[0].workload.epilogue_flops(), 2.0 * 128 * 3072);
 }
 
 }  // namespace

@@ -147,6 +147,9 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   Func out("out");
   out(ox, oy, o, n) = apply_epilogue(w, value, {ox, oy, o, n}, prog.inputs);
 
+  prog.output = out;
+  if (!k.schedule()) return prog;  // the algorithm alone, for autoschedulers
+
   // Output loops: n, o blocks, row strips, x tiles; inside a tile x fastest (NCHW stores).
   Var xo("xo"), xi("xi"), yo("yo"), yi("yi"), ooo("ooo"), oii("oii"), task("task");
   const TailStrategy guard = TailStrategy::GuardWithIf;
@@ -221,7 +224,6 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   } else if (pad_at == "row") {
     padded.compute_at(out, row_loop).vectorize(ix, vw, guard);
   }
-  prog.output = out;
   return prog;
 }
 

@@ -98,6 +98,9 @@ Result<Program> dense_build(const ir::Workload& w, const Knobs& kn) {
   Func out("out");
   out(m, r) = apply_epilogue(w, value, {m, r}, prog.inputs);
 
+  prog.output = out;
+  if (!kn.schedule()) return prog;  // the algorithm alone, for autoschedulers
+
   const TailStrategy guard = TailStrategy::GuardWithIf;
   Var mto("mto"), mti("mti"), ro("ro"), ri("ri");
   out.split(m, mto, mti, mb, guard).split(r, ro, ri, tr, guard).reorder(mti, ri, mto, ro);
@@ -119,7 +122,6 @@ Result<Program> dense_build(const ir::Workload& w, const Knobs& kn) {
   acc.vectorize(lane, vw, guard);
   acc.update().vectorize(lane, vw, guard).unroll(lane);
   if (unroll) acc.update().unroll(r);
-  prog.output = out;
   return prog;
 }
 

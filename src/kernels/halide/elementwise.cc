@@ -65,6 +65,9 @@ Result<Program> elementwise_build(const ir::Workload& w, const Knobs& kn) {
   }
   Func out("out");
   out(vars) = apply_epilogue(w, value, coords, prog.inputs);
+  prog.output = out;
+  if (!kn.schedule()) return prog;  // the algorithm alone, for autoschedulers
+
   Var inner = vars[0];
   if (vw > 1) {
     Var vo("vo"), vi("vi");
@@ -79,7 +82,6 @@ Result<Program> elementwise_build(const ir::Workload& w, const Knobs& kn) {
     }
     out.parallel(outer);
   }
-  prog.output = out;
   return prog;
 }
 

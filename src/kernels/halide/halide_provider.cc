@@ -6,7 +6,6 @@
 #include "kernels/halide/halide_template.h"
 
 namespace tensorperf::kernels::halide {
-namespace {
 
 using ir::OpKind;
 
@@ -33,6 +32,8 @@ const OpTemplate* find_template(OpKind op) {
   auto it = table.find(op);
   return it == table.end() ? nullptr : it->second;
 }
+
+namespace {
 
 class HalideProvider final : public Provider {
  public:

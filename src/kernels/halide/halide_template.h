@@ -30,14 +30,18 @@ struct Program {
 };
 
 // Typed, checked access to a config's knobs. Missing or mistyped knobs are InvalidArgument.
+// schedule() false asks a template for its algorithm alone (Program.output unscheduled), for the
+// autoschedulers; the knobs still choose the algorithm's layout.
 class Knobs {
  public:
-  explicit Knobs(const nlohmann::json& knobs) : knobs_(knobs) {}
+  explicit Knobs(const nlohmann::json& knobs, bool schedule = true) : knobs_(knobs), schedule_(schedule) {}
   Result<int> get_int(const std::string& name) const;
   Result<std::string> get_string(const std::string& name) const;
+  bool schedule() const { return schedule_; }
 
  private:
   const nlohmann::json& knobs_;
+  bool schedule_;
 };
 
 // One op family's template: its knob space, a default that always compiles, and the builder.
@@ -56,6 +60,9 @@ const OpTemplate& softmax_template();
 const OpTemplate& layer_norm_template();
 const OpTemplate& elementwise_template();  // add, mul, activations, batch_norm
 
+// The template of an op kind, or nullptr (the table is in halide_provider.cc).
+const OpTemplate* find_template(ir::OpKind op);
+
 // Halide dims of an NCHW-ordered shape (innermost first).
 std::vector<int> halide_sizes(const ir::Shape& shape);
 // ImageParams for every kernel input, named in0, in1, ...; the caller may replace packed ones.
@@ -70,7 +77,10 @@ Halide::Expr apply_epilogue(const ir::Workload& w, Halide::Expr value, const std
 
 // JIT-compiles `program` for options.target and wraps it as a Kernel that runs with options.threads.
 // Halide user errors (a schedule that does not fit) are InvalidArgument; others Internal.
-Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOptions& options);
+// `prepare` (optional) runs on the pipeline first, e.g. to apply an autoscheduler.
+using PreparePipeline = std::function<void(Halide::Pipeline&, const Halide::Target&)>;
+Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOptions& options,
+                                                const PreparePipeline& prepare = {});
 // The Halide target for a CompileOptions target string ("host" or a Halide target string).
 Result<Halide::Target> parse_target(const std::string& target);
 

@@ -78,11 +78,13 @@ Result<Halide::Target> parse_target(const std::string& target) {
   return Halide::Target(target);
 }
 
-Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOptions& options) {
+Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOptions& options,
+                                                const PreparePipeline& prepare) {
   if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
   TP_ASSIGN_OR_RETURN(Halide::Target target, parse_target(options.target));
   try {
     Halide::Pipeline pipeline(program.output);
+    if (prepare) prepare(pipeline, target);
     pipeline.compile_jit(target);
     return std::unique_ptr<Kernel>(new JitKernel(std::move(program), std::move(pipeline), target, options.threads));
   } catch (const Halide::CompileError& e) {

@@ -83,6 +83,9 @@ Result<Program> matmul_build(const ir::Workload& w, const Knobs& kn) {
   Func out("out");
   out(all) = apply_epilogue(w, acc(all), coords, prog.inputs);
 
+  prog.output = out;
+  if (!kn.schedule()) return prog;  // the algorithm alone, for autoschedulers
+
   const TailStrategy guard = TailStrategy::GuardWithIf;
   Var no("no"), ni("ni"), mo("mo"), mi("mi"), task("task");
   out.split(n, no, ni, nb, guard).split(m, mo, mi, tm, guard).reorder(ni, mi, no, mo);
@@ -107,7 +110,6 @@ Result<Program> matmul_build(const ir::Workload& w, const Knobs& kn) {
   acc.vectorize(n, vw, guard);
   acc.update().vectorize(n, vw, guard).unroll(n);
   if (unroll) acc.update().unroll(m);
-  prog.output = out;
   return prog;
 }
 

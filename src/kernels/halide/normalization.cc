@@ -80,6 +80,9 @@ Result<Program> softmax_build(const ir::Workload& w, const Knobs& kn) {
   total(i, o) = Halide::sum(e(i, r, o));
   out(i, k, o) = e(i, k, o) / total(i, o);
 
+  prog.output = out;
+  if (!kn.schedule()) return prog;  // the algorithm alone, for autoschedulers
+
   Var vec = inner > 1 ? i : k;
   out.vectorize(vec, c.vw, TailStrategy::GuardWithIf);
   if (c.par == "rows") out.parallel(o);
@@ -101,7 +104,6 @@ Result<Program> softmax_build(const ir::Workload& w, const Knobs& kn) {
   if (exp_at == "row") {
     e.compute_at(out, o).vectorize(vec, c.vw, TailStrategy::GuardWithIf);
   }
-  prog.output = out;
   return prog;
 }
 
@@ -134,6 +136,9 @@ Result<Program> layer_norm_build(const ir::Workload& w, const Knobs& kn) {
   Expr d = x(r, o) - mean(o);
   var(o) = Halide::sum(d * d) * inv_n;
   out(i, o) = (x(i, o) - mean(o)) * (1.0f / Halide::sqrt(var(o) + eps)) * gamma(i) + beta(i);
+  prog.output = out;
+  if (!kn.schedule()) return prog;  // the algorithm alone, for autoschedulers
+
   out.vectorize(i, c.vw, TailStrategy::GuardWithIf);
   if (c.par == "rows") out.parallel(o);
   if (c.stats == "root") {
@@ -147,7 +152,6 @@ Result<Program> layer_norm_build(const ir::Workload& w, const Knobs& kn) {
     mean.compute_at(out, o);
     var.compute_at(out, o);
   }
-  prog.output = out;
   return prog;
 }
 

@@ -83,6 +83,9 @@ Result<Program> pool_build(const ir::Workload& w, const Knobs& kn) {
   Func out("out");
   out(x, y, c, n) = apply_epilogue(w, value, {x, y, c, n}, prog.inputs);
 
+  prog.output = out;
+  if (!kn.schedule()) return prog;  // the algorithm alone, for autoschedulers
+
   Var plane("plane"), row("row");
   out.fuse(c, n, plane);
   if (par == "channels") out.parallel(plane);
@@ -96,7 +99,6 @@ Result<Program> pool_build(const ir::Workload& w, const Knobs& kn) {
   }
   if (unroll) pooled.update().unroll(r.x);
   if (pad_at == "root") padded.compute_root().parallel(n);
-  prog.output = out;
   return prog;
 }
 
