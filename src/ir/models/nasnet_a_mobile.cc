@@ -71,7 +71,7 @@ ValueId factorized_reduction(ModelBuilder& b, ValueId x_prev, int64_t out_half) 
   ConvSpec strided = conv_spec(out_half, 1, 2);
   strided.pads = {0, 0, 1, 1};
   ValueId path2 = b.conv("path_2.conv", shifted, strided);
-  return b.batch_norm("final_path_bn", b.concat("concat", {path1, path2}), kEpsilon);
+  return b.batch_norm("final_path_bn", b.concat("path_concat", {path1, path2}), kEpsilon);
 }
 
 ValueId avg_pool_3x3(ModelBuilder& b, const std::string& name, ValueId x) {

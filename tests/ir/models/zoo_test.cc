@@ -57,6 +57,15 @@ TEST_P(EveryModel, ValidatesAtBatch1And4AndScalesWithBatch) {
   EXPECT_DOUBLE_EQ(anchor_macs(*four), 4 * anchor_macs(*one));
 }
 
+TEST_P(EveryModel, NodeAndValueNamesAreUnique) {
+  Result<Graph> g = build_model(GetParam());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::set<std::string> nodes;
+  for (const Node& n : g->nodes()) EXPECT_TRUE(nodes.insert(n.name).second) << "node " << n.name;
+  std::set<std::string> values;
+  for (const Value& v : g->values()) EXPECT_TRUE(values.insert(v.name).second) << "value " << v.name;
+}
+
 std::vector<std::string> model_names() {
   std::vector<std::string> names;
   for (const ModelInfo& m : zoo_models()) names.push_back(m.name);
