@@ -1,0 +1,65 @@
+#include "measure/timing.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+namespace tensorperf::measure {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Writes a buffer larger than the LLC, evicting the kernel's data and weights from every cache.
+void flush_caches(int64_t bytes) {
+  static std::vector<char> buffer;
+  static int pass = 0;
+  if (static_cast<int64_t>(buffer.size()) != bytes) buffer.assign(static_cast<size_t>(bytes), 0);
+  std::memset(buffer.data(), ++pass & 0xff, buffer.size());
+}
+
+int64_t default_flush_bytes() {
+  // Virtual machines often report a whole socket's L3 while a core sees only its CCX's share; the
+  // cap keeps a flush under ~20 ms without losing its effect.
+  constexpr int64_t kCap = int64_t{256} << 20;
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return l3 > 0 ? std::min<int64_t>(2 * int64_t{l3}, kCap) : kCap;
+}
+
+// Seconds per run over `number` back-to-back runs.
+Result<double> time_number(const std::function<Status()>& run, int64_t number) {
+  auto start = Clock::now();
+  for (int64_t i = 0; i < number; ++i) TP_RETURN_IF_ERROR(run());
+  return std::chrono::duration<double>(Clock::now() - start).count() / static_cast<double>(number);
+}
+
+}  // namespace
+
+Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions& options) {
+  if (options.repeat < 1) return Status::InvalidArgument("repeat must be at least 1");
+  for (int i = 0; i < options.warmup; ++i) TP_RETURN_IF_ERROR(run());
+
+  // Calibrate: grow `number` (TVM's rule: to the estimate that fills min_repeat_ms, at least x1.618)
+  // until one timing lasts min_repeat_ms.
+  const double min_s = options.min_repeat_ms / 1e3;
+  Timing t;
+  while (true) {
+    TP_ASSIGN_OR_RETURN(double per_run, time_number(run, t.number));
+    if (per_run * static_cast<double>(t.number) >= min_s || t.number >= options.max_number) break;
+    double estimate = per_run > 0 ? std::ceil(min_s / per_run) : static_cast<double>(options.max_number);
+    double grown = std::max(estimate, std::ceil(1.618 * static_cast<double>(t.number)));
+    t.number = std::min<int64_t>(options.max_number, static_cast<int64_t>(grown));
+  }
+
+  const int64_t flush_bytes = options.flush_bytes > 0 ? options.flush_bytes : default_flush_bytes();
+  for (int r = 0; r < options.repeat; ++r) {
+    if (options.flush_cache) flush_caches(flush_bytes);
+    TP_ASSIGN_OR_RETURN(double per_run, time_number(run, t.number));
+    t.costs.push_back(per_run);
+  }
+  return t;
+}
+
+}  // namespace tensorperf::measure

@@ -1,0 +1,33 @@
+// The timing protocol every latency comes from (ARCHITECTURE.md, "Measurement protocol"): warm-up
+// runs, then `number` grown until one timing of `number` back-to-back runs lasts at least
+// `min_repeat_ms`, then `repeat` timings each averaging `number` runs, with an optional cache flush
+// before each. All costs are kept; the median is quoted (Record::median_cost).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "base/status.h"
+
+namespace tensorperf::measure {
+
+struct TimingOptions {
+  int warmup = 1;              // untimed runs before calibrating `number`
+  int repeat = 3;              // timings reported (costs); REQUIRES: >= 1
+  double min_repeat_ms = 100;  // one timing lasts at least this long
+  int64_t max_number = 1 << 20;  // cap on `number` (kernels faster than min_repeat_ms / max_number)
+  bool flush_cache = false;    // write a buffer larger than the last-level cache before each timing
+  int64_t flush_bytes = 0;     // size of that buffer; 0: 2x the L3 (sysconf), capped at 256 MiB
+};
+
+struct Timing {
+  std::vector<double> costs;  // seconds per run, one per repeat
+  int64_t number = 1;         // runs averaged in each cost
+};
+
+// Times `run` (one execution of a kernel) under the protocol. The first failed run ends the timing
+// and its Status is returned.
+Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions& options);
+
+}  // namespace tensorperf::measure

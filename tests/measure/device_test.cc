@@ -1,0 +1,124 @@
+#include "measure/device.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace tensorperf::measure {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tp-device-test-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  DeviceOptions options(int threads = 1, std::string isa = "native") {
+    DeviceOptions o;
+    o.threads = threads;
+    o.isa = std::move(isa);
+    o.cache_dir = dir_.string();
+    return o;
+  }
+  fs::path dir_;
+};
+
+TEST_F(DeviceTest, IdentityIsFilledAndPeaksArePositive) {
+  auto d = detect_device(options());
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_FALSE(d->cpu_model.empty());
+  EXPECT_GE(d->cores, 1);
+  EXPECT_EQ(d->threads, 1);
+  EXPECT_NE(d->target.find("x86-64-linux"), std::string::npos);
+  EXPECT_NE(d->target.find("sse41"), std::string::npos);
+  EXPECT_GT(d->peak_gflops, 0);
+  EXPECT_GT(d->mem_bandwidth_gbs, 0);
+  EXPECT_GT(d->l1d_bytes, 0);
+  EXPECT_EQ(d->features().size(), device_feature_names().size());
+}
+
+TEST_F(DeviceTest, KeyIsStableAndNamesIsaAndThreads) {
+  auto a = detect_device(options());
+  auto b = detect_device(options());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->key(), b->key());
+  EXPECT_EQ(a->key().rfind("x86_64-", 0), 0u) << a->key();
+  EXPECT_EQ(a->key().substr(a->key().size() - 3), "-t1");
+  // Measured numbers do not enter the key.
+  Device c = *a;
+  c.peak_gflops *= 2;
+  EXPECT_EQ(c.key(), a->key());
+}
+
+TEST_F(DeviceTest, ThreadCountsAndIsaLevelsAreDifferentDevices) {
+  auto native = detect_device(options(1));
+  auto sse = detect_device(options(1, "sse41"));
+  ASSERT_TRUE(native.ok() && sse.ok());
+  EXPECT_EQ(sse->target, "x86-64-linux-sse41");
+  if (native->isa != "sse41") {
+    EXPECT_NE(native->key(), sse->key());
+    // Wider vectors reach a higher peak.
+    EXPECT_GT(native->peak_gflops, sse->peak_gflops);
+  }
+  if (native->cores >= 2) {
+    auto two = detect_device(options(2));
+    ASSERT_TRUE(two.ok());
+    EXPECT_NE(two->key(), native->key());
+    EXPECT_EQ(two->key().substr(two->key().size() - 3), "-t2");
+  }
+}
+
+TEST_F(DeviceTest, MeasuredPeaksComeFromTheCache) {
+  auto first = detect_device(options());
+  ASSERT_TRUE(first.ok());
+  fs::path file = dir_ / ("device-" + first->key() + ".json");
+  ASSERT_TRUE(fs::exists(file));
+  Device edited = *first;
+  edited.peak_gflops = 12345;
+  std::ofstream(file) << device_to_json(edited).dump();
+  auto second = detect_device(options());
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->peak_gflops, 12345);
+  DeviceOptions again = options();
+  again.remeasure = true;
+  auto third = detect_device(again);
+  ASSERT_TRUE(third.ok());
+  EXPECT_NE(third->peak_gflops, 12345);
+}
+
+TEST_F(DeviceTest, RejectsImpossibleThreadCountsAndUnknownIsa) {
+  auto zero = detect_device(options(0));
+  EXPECT_EQ(zero.status().code(), StatusCode::kInvalidArgument);
+  auto many = detect_device(options(100000));
+  EXPECT_EQ(many.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(many.status().message().find("--threads"), std::string::npos);
+  auto isa = detect_device(options(1, "neon"));
+  EXPECT_EQ(isa.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(DeviceTest, JsonRoundTrip) {
+  auto d = detect_device(options());
+  ASSERT_TRUE(d.ok());
+  auto back = device_from_json(device_to_json(*d));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(device_to_json(*back), device_to_json(*d));
+  EXPECT_FALSE(device_from_json(nlohmann::json{{"arch", "x86_64"}}).ok());
+}
+
+TEST(PinnedCpus, ReturnsDistinctCpusUpToTheCount) {
+  auto one = pinned_cpus(1);
+  ASSERT_EQ(one.size(), 1u);
+  auto all = pinned_cpus(1 << 20);
+  EXPECT_GE(all.size(), 1u);
+  EXPECT_EQ(all[0], one[0]);
+  EXPECT_TRUE(pin_current_thread(one).ok());
+}
+
+}  // namespace
+}  // namespace tensorperf::measure

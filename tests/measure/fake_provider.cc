@@ -1,0 +1,73 @@
+#include "fake_provider.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace tensorperf::measure::testing {
+namespace {
+
+class FakeKernel : public kernels::Kernel {
+ public:
+  explicit FakeKernel(std::string behavior) : behavior_(std::move(behavior)) {}
+  Status run(const std::vector<const kernels::HostTensor*>& inputs, kernels::HostTensor& output) override {
+    const float* x = inputs[0]->f32();
+    float* y = output.f32();
+    const int64_t n = output.num_elements();
+    if (behavior_ == "run_error") return Status::Internal("fake kernel: run failed");
+    if (behavior_ == "throw") throw std::runtime_error("fake kernel threw");
+    if (behavior_ == "crash") ::raise(SIGSEGV);
+    if (behavior_ == "hang")
+      while (true) ::pause();
+    if (behavior_ == "out_of_bounds") {
+      volatile float* far = y + (int64_t{1} << 40);
+      *far = 1.0f;
+    }
+    for (int64_t i = 0; i < n; ++i) y[i] = std::max(x[i], 0.0f);
+    if (behavior_ == "wrong") y[n / 2] += 10.0f;
+    if (behavior_ == "sleep_1ms") ::usleep(1000);
+    return Status::Ok();
+  }
+
+ private:
+  std::string behavior_;
+};
+
+}  // namespace
+
+kernels::ConfigSpace FakeProvider::space(const ir::Workload&) const {
+  return {{{"behavior", {"ok", "sleep_1ms"}}, {"tile", {1, 2, 4, 8}}, {"unroll", {0, 1}}}};
+}
+
+kernels::Config FakeProvider::default_config(const ir::Workload&) const { return fake_config("ok"); }
+
+Result<std::unique_ptr<kernels::Kernel>> FakeProvider::compile(const ir::Workload&, const kernels::Config& c,
+                                                               const kernels::CompileOptions&) const {
+  std::string b = c.knobs.value("behavior", "ok");
+  if (b == "bad_knob") return Status::InvalidArgument("fake: tile 3 does not divide 16");
+  if (b == "compile_error") return Status::Internal("fake: lowering failed");
+  if (b == "compile_abort") std::abort();
+  if (b == "compile_hang")
+    while (true) ::pause();
+  return std::unique_ptr<kernels::Kernel>(new FakeKernel(b));
+}
+
+kernels::Config fake_config(const std::string& behavior) {
+  kernels::Config c;
+  c.provider = "fake";
+  c.knobs = {{"behavior", behavior}, {"tile", 1}, {"unroll", 0}};
+  return c;
+}
+
+ir::Workload relu_workload(int64_t channels) {
+  ir::Workload w;
+  w.op = ir::OpKind::kRelu;
+  w.inputs = {ir::TensorType{{1, channels, 16, 16}, ir::DType::kFloat32}};
+  w.output = w.inputs[0];
+  return w;
+}
+
+}  // namespace tensorperf::measure::testing

@@ -1,0 +1,34 @@
+// A fake kernel provider for the measurement tests: a ReLU whose knob "behavior" picks how it
+// compiles and runs (correctly, slowly, crashing, hanging, wrongly, ...), so every path of the
+// isolated runner can be driven for real. Its space also has two harmless knobs for the samplers.
+#pragma once
+
+#include <string>
+
+#include "ir/workload.h"
+#include "kernels/provider.h"
+
+namespace tensorperf::measure::testing {
+
+// behavior values: "ok", "sleep_1ms" (ok, 1 ms per run), "bad_knob" (compile: InvalidArgument),
+// "compile_error" (compile: Internal), "compile_abort" (abort() in compile), "compile_hang",
+// "run_error" (run returns an error), "crash" (SIGSEGV in run), "out_of_bounds" (writes far past
+// the output), "hang" (run never returns), "wrong" (wrong output), "throw" (run throws).
+class FakeProvider : public kernels::Provider {
+ public:
+  std::string name() const override { return "fake"; }
+  bool supports(const ir::Workload& w) const override { return w.op == ir::OpKind::kRelu; }
+  // behavior in {"ok", "sleep_1ms"} x tile in {1, 2, 4, 8} x unroll in {0, 1}.
+  kernels::ConfigSpace space(const ir::Workload& w) const override;
+  kernels::Config default_config(const ir::Workload& w) const override;
+  Result<std::unique_ptr<kernels::Kernel>> compile(const ir::Workload& w, const kernels::Config& c,
+                                                   const kernels::CompileOptions& options) const override;
+};
+
+// A config of the fake provider with the given behavior (tile 1, unroll 0).
+kernels::Config fake_config(const std::string& behavior);
+
+// relu over float32[1,4,16,16].
+ir::Workload relu_workload(int64_t channels = 4);
+
+}  // namespace tensorperf::measure::testing

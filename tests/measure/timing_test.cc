@@ -1,0 +1,104 @@
+#include "measure/timing.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+namespace tensorperf::measure {
+namespace {
+
+TEST(Timing, NumberGrowsUntilOneTimingLastsMinRepeatMs) {
+  int calls = 0;
+  auto run = [&] {
+    ++calls;
+    ::usleep(1000);
+    return Status::Ok();
+  };
+  TimingOptions o;
+  o.repeat = 4;
+  o.min_repeat_ms = 20;
+  auto t = time_runs(run, o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->costs.size(), 4u);
+  EXPECT_GT(t->number, 1);
+  EXPECT_LE(t->number, 21);  // a 1 ms run needs at most 20 to fill 20 ms
+  for (double c : t->costs) {
+    EXPECT_GE(c, 1e-3);
+    EXPECT_GE(c * static_cast<double>(t->number), 20e-3 * 0.95);  // each timing filled min_repeat_ms
+  }
+  // warm-up + calibration + repeat * number runs.
+  EXPECT_GE(calls, 1 + 4 * t->number);
+}
+
+TEST(Timing, NoMinimumMeansOneRunPerTiming) {
+  int calls = 0;
+  TimingOptions o;
+  o.repeat = 3;
+  o.min_repeat_ms = 0;
+  o.warmup = 2;
+  auto t = time_runs([&] { return ++calls, Status::Ok(); }, o);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->number, 1);
+  EXPECT_EQ(t->costs.size(), 3u);
+  EXPECT_EQ(calls, 2 + 1 + 3);  // warm-up, one calibration timing, three timings
+}
+
+TEST(Timing, CapOnNumberHoldsForVeryFastRuns) {
+  TimingOptions o;
+  o.min_repeat_ms = 1e6;
+  o.max_number = 64;
+  o.repeat = 1;
+  auto t = time_runs([] { return Status::Ok(); }, o);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->number, 64);
+}
+
+TEST(Timing, CacheFlushMakesEachTimingCold) {
+  // One run sums an 8 MiB buffer. Hot it streams from the caches; after a flush of a buffer larger
+  // than the last-level cache it streams from memory, which is slower.
+  // Reading one int per 64-byte line keeps the run bound by where the lines come from.
+  std::vector<int32_t> data(2 << 20, 1);
+  volatile int32_t sink = 0;
+  auto run = [&] {
+    int32_t s = 0;
+    for (size_t i = 0; i < data.size(); i += 16) s += data[i];
+    sink = s;
+    return Status::Ok();
+  };
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  TimingOptions o;
+  o.min_repeat_ms = 0;
+  o.repeat = 5;
+  o.flush_bytes = 256 << 20;
+  auto hot = time_runs(run, o);
+  o.flush_cache = true;
+  auto cold = time_runs(run, o);
+  ASSERT_TRUE(hot.ok() && cold.ok());
+  EXPECT_EQ(cold->costs.size(), 5u);
+  EXPECT_GT(median(cold->costs), median(hot->costs));
+}
+
+TEST(Timing, FailingRunEndsTheTimingWithItsStatus) {
+  int calls = 0;
+  auto run = [&] { return ++calls == 3 ? Status::Internal("boom") : Status::Ok(); };
+  TimingOptions o;
+  o.min_repeat_ms = 0;
+  auto t = time_runs(run, o);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "boom");
+  EXPECT_EQ(calls, 3);
+}
+
+TEST(Timing, RejectsZeroRepeat) {
+  TimingOptions o;
+  o.repeat = 0;
+  EXPECT_EQ(time_runs([] { return Status::Ok(); }, o).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tensorperf::measure
