@@ -6,7 +6,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace tensorperf::ir::onnx_import {
 namespace {
@@ -22,14 +21,12 @@ Result<std::unique_ptr<onnx::ModelProto>> read_onnx_model(const std::string& pat
   if (std::filesystem::is_directory(status)) return Status::IoError(path + ": is a directory, not an ONNX file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return Status::IoError(path + ": cannot read: " + std::strerror(errno));
 
   auto model = std::make_unique<onnx::ModelProto>();
-  const std::string data = std::move(bytes).str();
+  const bool parsed = model->ParseFromIstream(&in);
+  if (in.bad()) return Status::IoError(path + ": cannot read: " + std::strerror(errno));
   bool has_opset = false;
-  if (model->ParseFromString(data)) {
+  if (parsed) {
     for (const auto& o : model->opset_import()) has_opset = has_opset || is_default_domain(o.domain());
   }
   if (!has_opset || !model->has_graph() || model->ir_version() <= 0) {

@@ -43,10 +43,9 @@ Result<ConstTensor> tensor_from_proto(const TensorProto& proto) {
   switch (proto.data_type()) {
     case TensorProto::FLOAT: {
       TP_RETURN_IF_ERROR(check_count(proto.float_data_size(), 4));
-      std::vector<float> v = raw ? from_raw<float>(proto.raw_data(), n)
-                                 : std::vector<float>(proto.float_data().begin(), proto.float_data().end());
       auto bytes = std::make_shared<std::vector<std::byte>>(n * 4);
-      std::memcpy(bytes->data(), v.data(), n * 4);
+      std::memcpy(bytes->data(), raw ? static_cast<const void*>(proto.raw_data().data()) : proto.float_data().data(),
+                  n * 4);
       return ConstTensor{DType::kFloat32, shape, std::move(bytes)};
     }
     case TensorProto::DOUBLE: {

@@ -39,8 +39,10 @@ class TorchvisionExport : public ::testing::TestWithParam<std::string> {
   std::filesystem::path dir_;
 };
 
+// One test per model (an export takes seconds): batch 1 key by key, then the batch option.
 TEST_P(TorchvisionExport, ImportsToTheZooTaskSet) {
-  Result<Graph> onnx = import_onnx((dir_ / (GetParam() + ".onnx")).string());
+  const std::string path = (dir_ / (GetParam() + ".onnx")).string();
+  Result<Graph> onnx = import_onnx(path);
   ASSERT_TRUE(onnx.ok()) << onnx.status().message();
   Result<Graph> zoo = build_model(GetParam());
   ASSERT_TRUE(zoo.ok()) << zoo.status().message();
@@ -55,6 +57,13 @@ TEST_P(TorchvisionExport, ImportsToTheZooTaskSet) {
   for (const auto& [key, count] : from_onnx) {
     EXPECT_TRUE(from_zoo.count(key) != 0) << key << " (x" << count << ") only in the ONNX import";
   }
+
+  Result<Graph> onnx4 = import_onnx(path, {.batch = 4});
+  ASSERT_TRUE(onnx4.ok()) << onnx4.status().message();
+  Result<Graph> zoo4 = build_model(GetParam(), {.batch = 4});
+  ASSERT_TRUE(zoo4.ok()) << zoo4.status().message();
+  EXPECT_EQ(onnx4->batch(), 4);
+  EXPECT_EQ(task_counts(*onnx4), task_counts(*zoo4));
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, TorchvisionExport,
