@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ir/models/zoo.h"
-#include "ir/op_registry.h"
+#include "ir/op_kind.h"
 #include "ir/task_extraction.h"
 
 namespace tensorperf::ir::models::testing {
@@ -16,9 +16,7 @@ double anchor_macs(const Graph& g) {
   if (!tasks.ok()) return -1;
   double total = 0;
   for (const Task& t : *tasks) {
-    const Workload& w = t.workload;
-    if (op_category(w.op) != OpCategory::kAnchor) continue;
-    total += op_flops(w.op, w.inputs, w.attrs, {w.output}) / 2 * static_cast<double>(t.count);
+    if (op_category(t.workload.op) == OpCategory::kAnchor) total += t.total_flops() / 2;
   }
   return total;
 }

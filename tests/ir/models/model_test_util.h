@@ -10,16 +10,15 @@
 
 namespace tensorperf::ir::models::testing {
 
-// Multiply-adds of the main ops (conv2d, dense, matmul, batch_matmul) of the tasks ir::extract_tasks
-// finds, epilogues excluded: torchvision's "MACs of the conv and linear layers". Fails the current
-// test (and returns -1) when extraction fails.
+// Multiply-adds of the anchor tasks (conv2d, dense, matmul, batch_matmul) ir::extract_tasks finds:
+// count x Workload::flops() / 2, epilogues excluded, torchvision's "MACs of the conv and linear
+// layers". Fails the current test (and returns -1) when extraction fails.
 double anchor_macs(const Graph& g);
 int64_t count_nodes(const Graph& g, OpKind op);
 
 // Builds `name` and checks its anchor MACs: equal to `torchvision_macs` (the count that
 // export_torchvision.py's hooks report for the same input size), and, when `published_gmac` > 0,
-// within 1% of it. (Main-op MACs, not Workload::flops(): MobileNet-V2's fused bias+relu6 epilogues
-// alone add 2% to its count.)
+// within 1% of it.
 void expect_macs(const std::string& name, const ModelOptions& options, double torchvision_macs,
                  double published_gmac = 0);
 
