@@ -1,0 +1,20 @@
+#include "cli/db_record_sink.h"
+
+namespace tensorperf::cli {
+
+Result<int64_t> index_store_records(db::RecordStore& store, const std::string& device_key,
+                                    measure::MeasuredIndex& index) {
+  db::ScanFilter filter;
+  filter.device_key = device_key;
+  filter.format = db::RecordFormat::kNative;
+  int64_t added = 0;
+  TP_RETURN_IF_ERROR(store.scan(filter, [&](const db::StoredRecord& s) -> Status {
+    TP_ASSIGN_OR_RETURN(measure::Record r, measure::record_from_line(s.line));
+    index.add(r);
+    ++added;
+    return Status::Ok();
+  }));
+  return added;
+}
+
+}  // namespace tensorperf::cli
