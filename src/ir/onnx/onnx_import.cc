@@ -105,13 +105,34 @@ Result<Graph> import_model(onnx::ModelProto& model, const std::string& path, con
   return graph;
 }
 
+// Dim 0 of the first graph input that is not an initializer, when the file fixes it.
+int64_t declared_batch(const onnx::GraphProto& graph) {
+  for (const onnx::ValueInfoProto& v : graph.input()) {
+    bool is_initializer = false;
+    for (const onnx::TensorProto& t : graph.initializer()) is_initializer = is_initializer || t.name() == v.name();
+    if (is_initializer) continue;
+    const auto& shape = v.type().tensor_type().shape();
+    return shape.dim_size() > 0 && shape.dim(0).has_dim_value() ? shape.dim(0).dim_value() : 0;
+  }
+  return 0;
+}
+
 }  // namespace
 
 Result<Graph> import_onnx(const std::string& path, const OnnxImportOptions& options) {
   TP_ASSIGN_OR_RETURN(std::unique_ptr<onnx::ModelProto> model, onnx_import::read_onnx_model(path));
+  const int64_t file_batch = declared_batch(model->graph());
   Result<Graph> graph = import_model(*model, path, options);
-  if (!graph.ok()) return graph.status().WithContext(path);
-  return graph;
+  if (graph.ok()) return graph;
+  Status error = graph.status().WithContext(path);
+  if (error.code() == StatusCode::kInvalidArgument && options.batch > 0 && file_batch > 0 &&
+      options.batch != file_batch) {
+    // Exporters often write the batch into Reshape shapes; a different batch then breaks them.
+    error = Status::InvalidArgument(error.message() + " (the file was exported at batch " +
+                                    std::to_string(file_batch) + "; shapes fixed in it may not allow batch " +
+                                    std::to_string(options.batch) + ")");
+  }
+  return error;
 }
 
 }  // namespace tensorperf::ir

@@ -276,6 +276,13 @@ def symbolic_batch():
     return model([node("Relu", ["x"], ["y"])], [("x", ["N", 3, 8, 8])])
 
 
+@fixture
+def fixed_batch_reshape():
+    """A Reshape whose target shape hard-codes the exported batch (2)."""
+    return model([node("Reshape", ["x", "shape"], ["y"])], [("x", [2, 12])],
+                 inits=[init("shape", np.array([2, 3, 4], dtype=np.int64))])
+
+
 # --- errors -------------------------------------------------------------------------------------
 @fixture
 def unsupported_op():

@@ -82,5 +82,11 @@ TEST(OnnxErrors, ErfOutsideTheGeluPattern) {
   expect_error(import_fixture("erf_alone"), StatusCode::kUnsupported, {"lonely_erf", "Erf", "opset 13"});
 }
 
+TEST(OnnxErrors, BatchOverrideAgainstAFixedReshapeSaysWhy) {
+  ASSERT_TRUE(import_fixture("fixed_batch_reshape").ok());
+  expect_error(import_fixture("fixed_batch_reshape", {.batch = 3}), StatusCode::kInvalidArgument,
+               {"fixed_batch_reshape.onnx", "exported at batch 2", "batch 3"});
+}
+
 }  // namespace
 }  // namespace tensorperf::ir
