@@ -1,13 +1,42 @@
 #include "db/content_hash.h"
 
-#include <openssl/sha.h>
+#include <openssl/evp.h>
+
+#include <memory>
+#include <stdexcept>
 
 namespace tensorperf::db {
+namespace {
+
+// The algorithm is looked up once and each thread keeps its context: EVP's one-shot helpers
+// look SHA-256 up again on every call, which costs more than hashing a log line.
+const EVP_MD* sha256() {
+  static EVP_MD* md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  if (!md) throw std::runtime_error("OpenSSL has no SHA-256");
+  return md;
+}
+
+struct CtxDeleter {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+
+}  // namespace
+
+void content_hash_into(std::initializer_list<std::string_view> parts, std::string& out) {
+  thread_local std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  bool ok = EVP_DigestInit_ex2(ctx.get(), sha256(), nullptr) == 1;
+  for (std::string_view p : parts) ok = ok && EVP_DigestUpdate(ctx.get(), p.data(), p.size()) == 1;
+  ok = ok && EVP_DigestFinal_ex(ctx.get(), digest, &len) == 1;
+  if (!ok || len < kContentHashBytes) throw std::runtime_error("OpenSSL SHA-256 failed");
+  out.assign(reinterpret_cast<const char*>(digest), kContentHashBytes);
+}
 
 std::string content_hash(std::string_view bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  return std::string(reinterpret_cast<const char*>(digest), kContentHashBytes);
+  std::string out;
+  content_hash_into({bytes}, out);
+  return out;
 }
 
 std::string to_hex(std::string_view bytes) {

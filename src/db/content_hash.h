@@ -3,6 +3,7 @@
 // make two different lines collide in practice.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,8 @@ inline constexpr size_t kContentHashBytes = 16;
 
 // 16 raw bytes (not hex).
 std::string content_hash(std::string_view bytes);
+// The hash of the concatenation of `parts`, written into `out` (reusing its buffer).
+void content_hash_into(std::initializer_list<std::string_view> parts, std::string& out);
 
 // Lower-case hex of raw bytes, for messages and PostgreSQL bytea literals.
 std::string to_hex(std::string_view bytes);

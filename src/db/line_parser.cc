@@ -20,6 +20,36 @@ Status bad(const std::string& what) { return Status::Corruption(what); }
 
 using TargetDescriber = std::function<const DeviceDescription&(std::string_view)>;
 
+// Writes compact JSON into a string, reusing the string's buffer. simdjson::minify() would return a
+// new string per call; its string_builder (the same code) lets the buffer be reused.
+class Compact {
+ public:
+  void assign(const element& e, std::string& out) {
+    builder_.clear();
+    builder_.append(e);
+    out.assign(builder_.str());
+  }
+  // TVM's workload of a task, (task_name, *args), as compact JSON.
+  void assign_workload(const element& name, const element& args, std::string& out) {
+    builder_.clear();
+    builder_.append(name);
+    std::string_view n = builder_.str();
+    out.assign("[");
+    out.append(n);
+    builder_.clear();
+    builder_.append(args);
+    std::string_view a = builder_.str();
+    if (a.size() > 2) {
+      out.push_back(',');
+      out.append(a.substr(1, a.size() - 2));
+    }
+    out.push_back(']');
+  }
+
+ private:
+  simdjson::internal::string_builder<> builder_;
+};
+
 bool is_number(const element& e) {
   auto t = e.type();
   return t == element_type::DOUBLE || t == element_type::INT64 || t == element_type::UINT64;
@@ -53,7 +83,7 @@ Result<std::string_view> as_string(const element& e, const char* where) {
 }
 
 // AutoTVM's result / auto_scheduler's "r": [costs, error_no, all_cost, timestamp].
-Status read_result(const element& e, const char* where, ParsedRecord& out) {
+Status read_result(const element& e, const char* where, ParsedRecord& out, Compact& compact) {
   TP_ASSIGN_OR_RETURN(array r, as_array(e, where));
   TP_ASSIGN_OR_RETURN(element costs_e, at(r, 0, where));
   TP_ASSIGN_OR_RETURN(element err_e, at(r, 1, where));
@@ -68,7 +98,7 @@ Status read_result(const element& e, const char* where, ParsedRecord& out) {
   out.error_no = static_cast<int>(err);
   out.build_time_s = number(all_cost_e);
   out.timestamp = number(ts_e);
-  out.costs = simdjson::minify(costs_e);
+  compact.assign(costs_e, out.costs);
   out.mean_cost.reset();
   if (err == 0) {
     double sum = 0;
@@ -84,16 +114,7 @@ Status read_result(const element& e, const char* where, ParsedRecord& out) {
   return Status::Ok();
 }
 
-// TVM's workload of a task: (task_name, *args), as compact JSON.
-std::string autotvm_workload(const element& name, const element& args) {
-  std::string key = "[" + simdjson::minify(name);
-  std::string a = simdjson::minify(args);
-  if (a.size() > 2) key += "," + a.substr(1, a.size() - 2);
-  key += "]";
-  return key;
-}
-
-Status parse_autotvm_v02(const object& root, ParsedRecord& out, const TargetDescriber& describe) {
+Status parse_autotvm_v02(const object& root, ParsedRecord& out, const TargetDescriber& describe, Compact& compact) {
   element input_e, config_e, result_e;
   if (root["config"].get(config_e) != simdjson::SUCCESS) return bad("AutoTVM v0.2 record without \"config\"");
   if (root["result"].get(result_e) != simdjson::SUCCESS) return bad("AutoTVM v0.2 record without \"result\"");
@@ -106,19 +127,19 @@ Status parse_autotvm_v02(const object& root, ParsedRecord& out, const TargetDesc
   TP_RETURN_IF_ERROR(as_string(name_e, "the task name").status());
   TP_RETURN_IF_ERROR(as_array(args_e, "the task arguments").status());
   if (config_e.type() != element_type::OBJECT) return bad("\"config\" is not an object");
-  TP_RETURN_IF_ERROR(read_result(result_e, "\"result\"", out));
+  TP_RETURN_IF_ERROR(read_result(result_e, "\"result\"", out, compact));
   out.format = RecordFormat::kAutotvmV02;
-  out.workload_key = autotvm_workload(name_e, args_e);
+  compact.assign_workload(name_e, args_e, out.workload_key);
   out.device = describe(target);
-  out.provider = "autotvm";
-  out.config = simdjson::minify(config_e);
+  out.provider.assign("autotvm");
+  compact.assign(config_e, out.config);
   std::string_view version;
   if (root["tvm_version"].get_string().get(version) == simdjson::SUCCESS) out.version.assign(version);
   else out.version.clear();
   return Status::Ok();
 }
 
-Status parse_i_r_v(const object& root, ParsedRecord& out, const TargetDescriber& describe) {
+Status parse_i_r_v(const object& root, ParsedRecord& out, const TargetDescriber& describe, Compact& compact) {
   element i_e, r_e, v_e;
   if (root["i"].get(i_e) != simdjson::SUCCESS) return bad("record without \"i\"");
   if (root["r"].get(r_e) != simdjson::SUCCESS) return bad("record with \"i\" but without \"r\"");
@@ -133,12 +154,12 @@ Status parse_i_r_v(const object& root, ParsedRecord& out, const TargetDescriber&
     TP_ASSIGN_OR_RETURN(std::string_view target, as_string(target_e, "the target"));
     TP_ASSIGN_OR_RETURN(element state_e, at(i, 1, "\"i\""));
     TP_RETURN_IF_ERROR(as_array(state_e, "the state (\"i\"[1])").status());
-    TP_RETURN_IF_ERROR(read_result(r_e, "\"r\"", out));
+    TP_RETURN_IF_ERROR(read_result(r_e, "\"r\"", out, compact));
     out.format = RecordFormat::kAnsor;
-    out.workload_key = std::string(key);
+    out.workload_key.assign(key);
     out.device = describe(target);
-    out.provider = "ansor";
-    out.config = simdjson::minify(state_e);
+    out.provider.assign("ansor");
+    compact.assign(state_e, out.config);
   } else {
     // AutoTVM v0.1: "i": [target, task_name, args, kwargs, workload, config]
     TP_ASSIGN_OR_RETURN(std::string_view target, as_string(first, "the target"));
@@ -148,28 +169,25 @@ Status parse_i_r_v(const object& root, ParsedRecord& out, const TargetDescriber&
     TP_RETURN_IF_ERROR(as_string(name_e, "the task name").status());
     TP_RETURN_IF_ERROR(as_array(args_e, "the task arguments").status());
     if (config_e.type() != element_type::OBJECT) return bad("the config (\"i\"[5]) is not an object");
-    TP_RETURN_IF_ERROR(read_result(r_e, "\"r\"", out));
+    TP_RETURN_IF_ERROR(read_result(r_e, "\"r\"", out, compact));
     out.format = RecordFormat::kAutotvmV01;
-    out.workload_key = autotvm_workload(name_e, args_e);
+    compact.assign_workload(name_e, args_e, out.workload_key);
     out.device = describe(target);
-    out.provider = "autotvm";
-    out.config = simdjson::minify(config_e);
+    out.provider.assign("autotvm");
+    compact.assign(config_e, out.config);
   }
   out.version.clear();
   if (root["v"].get(v_e) == simdjson::SUCCESS) {
     std::string_view s;
     if (v_e.get_string().get(s) == simdjson::SUCCESS) out.version.assign(s);
-    else out.version = simdjson::minify(v_e);
+    else compact.assign(v_e, out.version);
   }
   return Status::Ok();
 }
 
 void finish(ParsedRecord& out) {
-  out.hash = content_hash(out.line);
-  std::string keyed = out.provider;
-  keyed.push_back('\0');
-  keyed += out.config;
-  out.config_hash = content_hash(keyed);
+  content_hash_into({out.line}, out.hash);
+  content_hash_into({out.provider, std::string_view("\0", 1), out.config}, out.config_hash);
 }
 
 }  // namespace
@@ -210,6 +228,7 @@ ParsedRecord parsed_from_native(const measure::Record& r) {
 
 struct LineParser::Impl {
   simdjson::dom::parser parser;
+  Compact compact;
   std::string buffer;  // the line plus simdjson's padding
   // Targets repeat from line to line: describe each once.
   std::unordered_map<std::string, DeviceDescription> targets;
@@ -249,9 +268,9 @@ Status LineParser::parse_into(std::string_view line, ParsedRecord& out) {
   }
   TargetDescriber describe = [this](std::string_view t) -> const DeviceDescription& { return impl_->describe(t); };
   if (root["input"].error() == simdjson::SUCCESS) {
-    TP_RETURN_IF_ERROR(parse_autotvm_v02(root, out, describe));
+    TP_RETURN_IF_ERROR(parse_autotvm_v02(root, out, describe, impl_->compact));
   } else if (root["i"].error() == simdjson::SUCCESS) {
-    TP_RETURN_IF_ERROR(parse_i_r_v(root, out, describe));
+    TP_RETURN_IF_ERROR(parse_i_r_v(root, out, describe, impl_->compact));
   } else {
     return bad("not a record: expected \"input\" (AutoTVM v0.2, tensorperf) or \"i\" (AutoTVM v0.1, auto_scheduler)");
   }
