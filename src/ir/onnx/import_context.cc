@@ -22,7 +22,7 @@ Result<ValueId> ImportContext::value(const std::string& name) {
   if (b.pad) {
     return Status::Unsupported(b.pad->node + ": a Pad is supported only when an AveragePool or Conv reads it");
   }
-  b.value = graph_.add_constant(name, b.constant->type(), b.constant->data);
+  b.value = graph_.add_constant(b.constant_name, b.constant->type(), b.constant->data);
   return *b.value;
 }
 

@@ -40,12 +40,12 @@ class ImportContext {
   // The type of `name` (IR value or constant); InvalidArgument when unbound.
   Result<TensorType> type(const std::string& name) const;
 
-  void bind_value(const std::string& name, ValueId v) { bindings_[name] = Binding{v, std::nullopt, std::nullopt}; }
+  void bind_value(const std::string& name, ValueId v) { bindings_[name] = Binding{v, std::nullopt, std::nullopt, ""}; }
   void bind_constant(const std::string& name, ConstTensor t) {
-    bindings_[name] = Binding{std::nullopt, std::move(t), std::nullopt};
+    bindings_[name] = Binding{std::nullopt, std::move(t), std::nullopt, name};
   }
   void bind_pad(const std::string& name, PendingPad p) {
-    bindings_[name] = Binding{std::nullopt, std::nullopt, std::move(p)};
+    bindings_[name] = Binding{std::nullopt, std::nullopt, std::move(p), ""};
   }
 
   // Binds `name` to whatever `source` is bound to (Identity, Dropout). REQUIRES: source is bound.
@@ -64,6 +64,7 @@ class ImportContext {
     std::optional<ValueId> value;
     std::optional<ConstTensor> constant;
     std::optional<PendingPad> pad;
+    std::string constant_name;  // the IR constant's name: the initializer's, also through aliases
   };
 
   Graph& graph_;

@@ -9,6 +9,7 @@
 
 #include "ir/onnx/gelu_pattern.h"
 #include "ir/onnx/import_context.h"
+#include "ir/onnx/layer_norm_pattern.h"
 #include "ir/onnx/onnx_node.h"
 #include "ir/onnx/onnx_reader.h"
 #include "ir/onnx/op_table.h"
@@ -74,6 +75,7 @@ Result<Graph> import_model(onnx::ModelProto& model, const std::string& path, con
   }
   onnx::GraphProto& proto = *model.mutable_graph();
   onnx_import::fuse_gelu(proto);
+  onnx_import::fuse_layer_norm(proto);
   TP_ASSIGN_OR_RETURN(std::vector<int> order, onnx_import::topo_sort(proto));
 
   Graph graph(std::filesystem::path(path).stem().string());
@@ -128,9 +130,8 @@ Result<Graph> import_onnx(const std::string& path, const OnnxImportOptions& opti
   if (error.code() == StatusCode::kInvalidArgument && options.batch > 0 && file_batch > 0 &&
       options.batch != file_batch) {
     // Exporters often write the batch into Reshape shapes; a different batch then breaks them.
-    error = Status::InvalidArgument(error.message() + " (the file was exported at batch " +
-                                    std::to_string(file_batch) + "; shapes fixed in it may not allow batch " +
-                                    std::to_string(options.batch) + ")");
+    error = Status::InvalidArgument(error.message() + " (the file was exported at batch " + std::to_string(file_batch) +
+                                    "; shapes fixed in it may not allow batch " + std::to_string(options.batch) + ")");
   }
   return error;
 }

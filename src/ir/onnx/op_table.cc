@@ -52,6 +52,7 @@ constexpr std::array kOnnxOps = {
 // Nodes made by the importer's pattern passes.
 constexpr std::array kInternalOps = {
     Entry{"Gelu", convert_gelu},
+    Entry{"LayerNormalization", convert_layer_normalization},
 };
 
 Converter lookup(const auto& table, std::string_view op_type) {

@@ -14,7 +14,7 @@ namespace tensorperf::ir::onnx_import {
 // output it produces. Errors name the node (OnnxNode::unsupported / invalid).
 using Converter = Status (*)(const OnnxNode& node, ImportContext& ctx);
 
-// The domain of nodes the importer itself makes from recognised patterns (gelu_pattern.h).
+// The domain of nodes the importer itself makes from recognised patterns (pattern_matcher.h).
 inline constexpr std::string_view kInternalDomain = "ai.tensorperf.internal";
 
 // The converter for `op_type` in `domain` ("" and "ai.onnx" are the default domain), or null.

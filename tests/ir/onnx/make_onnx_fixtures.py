@@ -166,6 +166,15 @@ def gelu():
 
 
 @fixture
+def gelu_half_first():
+    """The other association: (0.5 * x) * (1 + erf(x * (1 / sqrt 2)))."""
+    return model([const("r", np.array(0.70710677, dtype=np.float32)), node("Mul", ["r", "x"], ["d"]),
+                  node("Erf", ["d"], ["e"]), const("one", np.array(1.0, dtype=np.float32)),
+                  node("Add", ["one", "e"], ["a"]), const("half", np.array(0.5, dtype=np.float32)),
+                  node("Mul", ["x", "half"], ["h"]), node("Mul", ["h", "a"], ["y"])], [("x", [2, 16])])
+
+
+@fixture
 def erf_alone():
     return model([node("Erf", ["x"], ["y"], name="lonely_erf")], [("x", [2, 16])])
 
@@ -188,6 +197,18 @@ def layer_norm():
 def layer_norm_no_bias():
     return model([node("LayerNormalization", ["x", "g"], ["y"], axis=2)], [("x", [2, 7, 16])],
                  inits=[init("g", arange(16))], opset=17)
+
+
+@fixture
+def layer_norm_decomposed():
+    """torch.onnx's export of nn.LayerNorm(16) before opset 17, beta aliased through an Identity as
+    torch does for equal weights."""
+    return model([node("ReduceMean", ["x"], ["m"], axes=[-1]), node("Sub", ["x", "m"], ["d"]),
+                  const("two", np.array(2.0, dtype=np.float32)), node("Pow", ["d", "two"], ["p"]),
+                  node("ReduceMean", ["p"], ["v"], axes=[-1]), const("eps", np.array(1e-5, dtype=np.float32)),
+                  node("Add", ["v", "eps"], ["ve"]), node("Sqrt", ["ve"], ["s"]), node("Div", ["d", "s"], ["n"]),
+                  node("Mul", ["n", "g"], ["ng"]), node("Identity", ["b0"], ["b"]), node("Add", ["ng", "b"], ["y"])],
+                 [("x", [2, 7, 16])], inits=[init("g", arange(16)), init("b0", arange(16))])
 
 
 @fixture

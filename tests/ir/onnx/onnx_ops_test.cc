@@ -137,6 +137,12 @@ TEST(OnnxElementwise, TorchGeluPatternIsOneGelu) {
   EXPECT_EQ(output_type(g), "float32[2,16]");
 }
 
+TEST(OnnxElementwise, GeluPatternInTheOtherOrder) {
+  Graph g = load("gelu_half_first");
+  EXPECT_EQ(op_sequence(g), (Ops{"gelu"}));
+  EXPECT_EQ(output_type(g), "float32[2,16]");
+}
+
 TEST(OnnxNormalization, BatchNormalization) {
   Graph g = load("batch_norm");
   const Node& n = only_node(g, OpKind::kBatchNorm);
@@ -155,6 +161,17 @@ TEST(OnnxNormalization, LayerNormalizationOpset17) {
   const Node& m = only_node(no_bias, OpKind::kLayerNorm);
   ASSERT_EQ(m.inputs.size(), 3u);
   EXPECT_EQ(constant_floats(no_bias, m.inputs[2]), std::vector<float>(16, 0.0f));
+}
+
+TEST(OnnxNormalization, DecomposedLayerNormBeforeOpset17) {
+  Graph g = load("layer_norm_decomposed");
+  EXPECT_EQ(op_sequence(g), (Ops{"layer_norm"}));
+  const Node& n = only_node(g, OpKind::kLayerNorm);
+  EXPECT_EQ(n.attrs.get_int("axis", 0), -1);
+  EXPECT_NEAR(n.attrs.get_float("epsilon", 0), 1e-5, 1e-10);
+  EXPECT_EQ(g.value(n.inputs[1]).name, "g");
+  EXPECT_EQ(g.value(n.inputs[2]).name, "b0");
+  EXPECT_EQ(output_type(g), "float32[2,7,16]");
 }
 
 TEST(OnnxNormalization, Softmax) {

@@ -1,6 +1,6 @@
-// Equivalence with the zoo: torchvision models exported by torch.onnx (tests/ir/models/
-// export_torchvision.py: weights=None, eval mode, opset 13) import to the same task set as the zoo's
-// C++ definitions: the same workload keys with the same counts.
+// Models exported by torch.onnx. Torchvision's (tests/ir/models/export_torchvision.py: weights=None,
+// eval mode, opset 13) import to the same task set as the zoo's C++ definitions: the same workload
+// keys with the same counts. A transformer layer imports to the same tasks at opsets 13 and 17.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -68,6 +68,32 @@ TEST_P(TorchvisionExport, ImportsToTheZooTaskSet) {
 
 INSTANTIATE_TEST_SUITE_P(Models, TorchvisionExport,
                          ::testing::Values("resnet18", "squeezenet1_1", "mobilenet_v2", "inception_v3"));
+
+TEST(TransformerExport, DecomposedAndNativeLayerNormGiveTheSameTasks) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tp_onnx_transformer_" + std::to_string(::getpid()));
+  const std::string cmd = std::string("/usr/bin/python3 ") + TENSORPERF_SOURCE_DIR +
+                          "/tests/ir/onnx/export_transformer.py " + dir.string() + " 13 17 > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  Result<Graph> g13 = import_onnx((dir / "transformer_13.onnx").string());
+  Result<Graph> g17 = import_onnx((dir / "transformer_17.onnx").string());
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  ASSERT_TRUE(g13.ok()) << g13.status().message();
+  ASSERT_TRUE(g17.ok()) << g17.status().message();
+  const std::map<std::string, int64_t> tasks = task_counts(*g17);
+  EXPECT_EQ(task_counts(*g13), tasks);
+  // Two layer norms, the feed-forward's GELU fused into its first dense, attention as batch_matmul.
+  int64_t layer_norms = 0, gelu_dense = 0, batch_matmuls = 0;
+  for (const auto& [key, count] : tasks) {
+    if (key.rfind("layer_norm|", 0) == 0) layer_norms += count;
+    if (key.rfind("dense|", 0) == 0 && key.find("gelu") != std::string::npos) gelu_dense += count;
+    if (key.rfind("batch_matmul|", 0) == 0) batch_matmuls += count;
+  }
+  EXPECT_EQ(layer_norms, 2);
+  EXPECT_EQ(gelu_dense, 1);
+  EXPECT_EQ(batch_matmuls, 2);
+}
 
 }  // namespace
 }  // namespace tensorperf::ir
