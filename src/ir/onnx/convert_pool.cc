@@ -82,8 +82,9 @@ Status convert_global_average_pool(const OnnxNode& node, ImportContext& ctx) {
 Status convert_pad(const OnnxNode& node, ImportContext& ctx) {
   TP_RETURN_IF_ERROR(node.check_inputs(1, 3));
   TP_RETURN_IF_ERROR(node.check_attrs({"mode"}));
-  TP_ASSIGN_OR_RETURN(std::string mode, node.attr_string("mode", "constant"));
-  if (mode != "constant") return node.unsupported("mode=" + mode + " is not supported (only constant)");
+  const Result<std::string> mode = node.attr_string("mode", "constant");
+  if (!mode.ok()) return mode.status();
+  if (*mode != "constant") return node.unsupported("mode=" + *mode + " is not supported (only constant)");
   const ConstTensor* pads_tensor = node.has_input(1) ? ctx.constant(node.input(1)) : nullptr;
   if (pads_tensor == nullptr) return node.unsupported("pads must be a constant input");
   if (node.has_input(2)) {

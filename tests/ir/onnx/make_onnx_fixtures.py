@@ -130,6 +130,13 @@ def pad_avg_pool():
 
 
 @fixture
+def pad_conv():
+    return model([const("p", np.array([0, 0, 2, 1, 0, 0, 0, 3], dtype=np.int64)),
+                  node("Pad", ["x", "p"], ["xp"]), node("Conv", ["xp", "w"], ["y"], pads=[1, 1, 1, 1])],
+                 [("x", [1, 3, 8, 8])], inits=[init("w", arange(4, 3, 3, 3))])
+
+
+@fixture
 def pad_relu():
     return model([const("p", np.array([0, 0, 1, 1, 0, 0, 1, 1], dtype=np.int64)),
                   node("Pad", ["x", "p"], ["xp"], name="lonely_pad"), node("Relu", ["xp"], ["y"])],
@@ -308,6 +315,18 @@ def fixed_batch_reshape():
 @fixture
 def unsupported_op():
     return model([node("Relu", ["x"], ["r"]), node("Hardmax", ["r"], ["y"], name="weird_hardmax")], [("x", [2, 3])])
+
+
+@fixture
+def max_pool_storage_order():
+    return model([node("MaxPool", ["x"], ["y"], name="column_major_pool", kernel_shape=[2, 2], storage_order=1)],
+                 [("x", [1, 4, 8, 8])])
+
+
+@fixture
+def short_initializer():
+    w = TensorProto(name="short_w", data_type=F, dims=[4, 3, 3, 3], raw_data=b"\0" * 10)  # needs 432 bytes
+    return model([node("Conv", ["x", "short_w"], ["y"])], [("x", [1, 3, 8, 8])], inits=[w])
 
 
 @fixture

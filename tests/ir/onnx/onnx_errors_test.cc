@@ -53,6 +53,15 @@ TEST(OnnxErrors, UnsupportedAttributeValueNamesIt) {
                {"conv_weird", "Conv", "opset 13", "auto_pad=SAME_MIDDLE"});
 }
 
+TEST(OnnxErrors, UnsupportedAttributeNamesIt) {
+  expect_error(import_fixture("max_pool_storage_order"), StatusCode::kUnsupported,
+               {"column_major_pool", "MaxPool", "storage_order"});
+}
+
+TEST(OnnxErrors, InitializerOfTheWrongSizeIsCorruption) {
+  expect_error(import_fixture("short_initializer"), StatusCode::kCorruption, {"short_w", "[4,3,3,3]"});
+}
+
 TEST(OnnxErrors, OpsetOutsideElevenToSeventeen) {
   expect_error(import_fixture("opset10"), StatusCode::kUnsupported, {"opset 10", "11 to 17"});
   expect_error(import_fixture("opset18"), StatusCode::kUnsupported, {"opset 18", "11 to 17"});

@@ -111,6 +111,13 @@ TEST(OnnxPool, GlobalAveragePool) {
   EXPECT_EQ(output_type(g), "float32[1,4,1,1]");
 }
 
+TEST(OnnxPool, ZeroPadMergesIntoConv) {
+  Graph g = load("pad_conv");
+  EXPECT_EQ(op_sequence(g), (Ops{"conv2d"}));
+  EXPECT_EQ(only_node(g, OpKind::kConv2d).attrs.get_ints("pads", {}), (Ints{3, 2, 1, 4}));
+  EXPECT_EQ(output_type(g), "float32[1,4,10,12]");
+}
+
 TEST(OnnxPool, ZeroPadMergesIntoAveragePool) {
   Graph g = load("pad_avg_pool");
   EXPECT_EQ(op_sequence(g), (Ops{"avg_pool2d"}));
