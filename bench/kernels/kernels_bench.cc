@@ -1,0 +1,351 @@
+// Per-workload kernel benchmark of a zoo model (ResNet-18 by default, batch 1): the Halide template's
+// default schedule, the best of N random configs, each Halide autoscheduler, oneDNN (best of its
+// small space) and the best known config (data/best_known/<model>_<device>.jsonl, written by
+// --search). Times are in-process medians of repeats (the measure layer does the isolated protocol);
+// each kernel's output is checked once against the reference.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fmt/core.h>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <random>
+
+#include "candidate_configs.h"
+#include "ir/models/zoo.h"
+#include "ir/task_extraction.h"
+#include "kernels/autoschedule.h"
+#include "kernels/provider.h"
+
+namespace tensorperf::bench {
+namespace {
+
+using kernels::CompileOptions;
+using kernels::Config;
+using kernels::HostTensor;
+using kernels::Kernel;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Median seconds per run: one warm-up, `number` grown until a timing lasts >= min_ms, `repeat` timings.
+Result<double> time_kernel(Kernel& k, const std::vector<const HostTensor*>& in, HostTensor& out, double min_ms,
+                           int repeat) {
+  TP_RETURN_IF_ERROR(k.run(in, out));
+  auto t0 = Clock::now();
+  TP_RETURN_IF_ERROR(k.run(in, out));
+  double once = std::max(seconds_since(t0), 1e-7);
+  int number = std::max(1, static_cast<int>(std::ceil(min_ms * 1e-3 / once)));
+  std::vector<double> times;
+  for (int r = 0; r < repeat; ++r) {
+    auto t = Clock::now();
+    for (int i = 0; i < number; ++i) TP_RETURN_IF_ERROR(k.run(in, out));
+    times.push_back(seconds_since(t) / number);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+struct Measured {
+  std::optional<double> seconds;  // empty: failed (see error)
+  std::string error;
+  double compile_s = 0, run_s = 0;
+};
+
+struct Context {
+  const ir::Workload* w;
+  std::vector<HostTensor> inputs;
+  HostTensor expected;
+  CompileOptions options;
+  double min_ms;
+  int repeat;
+};
+
+Measured measure(Context& ctx, const std::function<Result<std::unique_ptr<Kernel>>()>& compile) {
+  Measured m;
+  auto t0 = Clock::now();
+  auto kernel = compile();
+  m.compile_s = seconds_since(t0);
+  if (!kernel.ok()) {
+    m.error = kernel.status().message();
+    return m;
+  }
+  std::vector<const HostTensor*> in;
+  for (const HostTensor& t : ctx.inputs) in.push_back(&t);
+  HostTensor out(ctx.w->output);
+  auto t1 = Clock::now();
+  auto s = time_kernel(*kernel.value(), in, out, ctx.min_ms, ctx.repeat);
+  m.run_s = seconds_since(t1);
+  if (!s.ok()) {
+    m.error = s.status().message();
+    return m;
+  }
+  double err = kernels::max_scaled_error(out, ctx.expected);
+  if (!(err <= 1.0)) {
+    m.error = fmt::format("wrong output (scaled error {:.3g})", err);
+    return m;
+  }
+  m.seconds = s.value();
+  return m;
+}
+
+std::string short_name(const ir::Workload& w) {
+  const auto& x = w.inputs[0].shape;
+  if (w.op == ir::OpKind::kConv2d) {
+    const auto& k = w.inputs[1].shape;
+    return fmt::format("conv {}x{}x{}->{} k{} s{}{}", x[1], x[2], x[3], k[0], k[2], w.attrs.get_ints("strides", {1, 1})[0],
+                       w.epilogue.empty() ? "" : " +" + std::to_string(w.epilogue.size()));
+  }
+  std::string s(ir::op_name(w.op));
+  s += " " + ir::shape_to_string(x);
+  return s;
+}
+
+std::string device_label(const std::string& target, int threads) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model = "cpu";
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  std::string slug;
+  for (char c : model) slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+  std::string isa = target == "host" ? "host" : target.find("avx512") != std::string::npos ? "avx512"
+                                              : target.find("avx2") != std::string::npos ? "avx2" : "sse41";
+  return fmt::format("{}-{}-t{}", slug, isa, threads);
+}
+
+std::map<std::string, Config> read_best_known(const std::string& path) {
+  std::map<std::string, Config> best;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line);
+    best[j.at("workload").get<std::string>()] = Config{j.at("provider").get<std::string>(), j.at("knobs")};
+  }
+  return best;
+}
+
+double gflops(const ir::Workload& w, const Measured& m) { return m.seconds ? w.flops() / *m.seconds * 1e-9 : 0.0; }
+
+int run(int argc, char** argv) {
+  CLI::App app{"Kernel benchmark: Halide schedules vs autoschedulers vs oneDNN per workload of a zoo model"};
+  std::string model = "resnet18", target = "host", best_path, ops_filter = "conv2d";
+  int threads = 2, random_configs = 8, repeat = 7;
+  double min_ms = 20;
+  bool json = false, search = false, autoschedule = true;
+  app.add_option("--model", model, "zoo model (batch 1)");
+  app.add_option("--target", target, "Halide target string, or host");
+  app.add_option("--threads", threads, "threads per kernel");
+  app.add_option("--random", random_configs, "random Halide configs per workload");
+  app.add_option("--repeat", repeat, "timings per kernel (median quoted)");
+  app.add_option("--min-ms", min_ms, "minimum duration of one timing in ms");
+  app.add_option("--ops", ops_filter, "comma-separated op kinds to run, or all");
+  app.add_option("--best-known", best_path, "best known configs (JSON lines); default data/best_known/<model>_<device>.jsonl");
+  app.add_flag("--search", search, "try the hand-picked candidates and write the best per workload to --best-known");
+  app.add_flag("!--no-autoschedule", autoschedule, "skip Halide's autoschedulers");
+  app.add_flag("--json", json, "machine-readable output");
+  CLI11_PARSE(app, argc, argv);
+
+  std::string device = device_label(target, threads);
+  if (best_path.empty()) best_path = std::string(TENSORPERF_SOURCE_DIR) + "/data/best_known/" + model + "_" + device + ".jsonl";
+  auto graph = ir::build_model(model);
+  if (!graph.ok()) {
+    std::cerr << "kernels_bench: " << graph.status().message() << "\n";
+    return 1;
+  }
+  auto tasks = ir::extract_tasks(graph.value());
+  if (!tasks.ok()) {
+    std::cerr << "kernels_bench: " << tasks.status().message() << "\n";
+    return 1;
+  }
+  std::map<std::string, Config> best_known = read_best_known(best_path);
+  const kernels::Provider& halide = *kernels::find_provider("halide").value();
+  const kernels::Provider& onednn = *kernels::find_provider("onednn").value();
+  const int vw = target.find("avx512") != std::string::npos || target == "host" ? 16 : 8;
+  CompileOptions options{target, threads};
+
+  nlohmann::json rows = nlohmann::json::array();
+  double random_compile_s = 0, random_run_s = 0, random_wall_s = 0;
+  int random_count = 0, random_errors = 0;
+  std::vector<double> ratios_known, ratios_random;
+  std::mt19937_64 rng(42);
+  for (const ir::Task& task : tasks.value()) {
+    const ir::Workload& w = task.workload;
+    std::string op(ir::op_name(w.op));
+    if (ops_filter != "all" && ("," + ops_filter + ",").find("," + op + ",") == std::string::npos) continue;
+    if (!halide.supports(w)) continue;
+    Context ctx{&w, {}, HostTensor(w.output), options, min_ms, repeat};
+    for (const auto& t : kernels::kernel_input_types(w)) {
+      ctx.inputs.emplace_back(t);
+      ctx.inputs.back().fill_random(rng);
+    }
+    std::vector<const HostTensor*> in;
+    for (const HostTensor& t : ctx.inputs) in.push_back(&t);
+    if (Status st = kernels::run_reference(w, in, ctx.expected); !st.ok()) {
+      std::cerr << "kernels_bench: reference failed for " << w.key() << ": " << st.message() << "\n";
+      return 1;
+    }
+    std::cerr << "[" << short_name(w) << "]" << std::flush;
+    nlohmann::json row = {{"workload", w.key()}, {"name", short_name(w)}, {"count", task.count}, {"gflop", w.flops() * 1e-9}};
+    auto record = [&](const std::string& column, const Measured& m, const Config* c = nullptr) {
+      row[column] = m.seconds ? nlohmann::json{{"ms", *m.seconds * 1e3}, {"gflops", gflops(w, m)}}
+                              : nlohmann::json{{"error", m.error}};
+      if (c != nullptr && m.seconds) row[column]["config"] = c->knobs;
+    };
+    record("default", measure(ctx, [&] { return halide.compile(w, halide.default_config(w), options); }));
+
+    // Best of N random configs: the profiling loop's throughput (compile vs run) comes from here.
+    Measured best_random;
+    Config best_random_config;
+    kernels::ConfigSpace space = halide.space(w);
+    auto t_random = Clock::now();
+    for (int i = 0; i < random_configs; ++i) {
+      Config c{"halide", nlohmann::json::object()};
+      for (const kernels::Knob& k : space.knobs) c.knobs[k.name] = k.values[rng() % k.values.size()];
+      Measured m = measure(ctx, [&] { return halide.compile(w, c, options); });
+      random_compile_s += m.compile_s;
+      random_run_s += m.run_s;
+      ++random_count;
+      if (!m.seconds) ++random_errors;
+      if (m.seconds && (!best_random.seconds || *m.seconds < *best_random.seconds)) {
+        best_random = m;
+        best_random_config = c;
+      }
+      std::cerr << "." << std::flush;
+    }
+    random_wall_s += seconds_since(t_random);
+    if (!best_random.seconds) best_random.error = "no valid random config";
+    record("best_random", best_random, &best_random_config);
+
+    if (autoschedule)
+      for (const std::string& name : kernels::autoscheduler_names()) {
+        record(name, measure(ctx, [&] { return kernels::compile_autoscheduled(w, name, options); }));
+        std::cerr << "a" << std::flush;
+      }
+
+    Measured best_onednn;
+    if (onednn.supports(w)) {
+      std::vector<Config> configs = {Config{"onednn", nlohmann::json::object()}};
+      for (const kernels::Knob& k : onednn.space(w).knobs) {
+        std::vector<Config> next;
+        for (const Config& c : configs)
+          for (const auto& v : k.values) {
+            Config d = c;
+            d.knobs[k.name] = v;
+            next.push_back(d);
+          }
+        configs = next;
+      }
+      Config best_onednn_config;
+      for (const Config& c : configs) {
+        Measured m = measure(ctx, [&] { return onednn.compile(w, c, options); });
+        if (m.seconds && (!best_onednn.seconds || *m.seconds < *best_onednn.seconds)) {
+          best_onednn = m;
+          best_onednn_config = c;
+        }
+      }
+      if (!best_onednn.seconds) best_onednn.error = "no oneDNN config ran";
+      record("onednn", best_onednn, &best_onednn_config);
+    }
+
+    Measured known;
+    Config known_config;
+    if (search) {
+      std::vector<Config> candidates = candidate_configs(w, vw);
+      if (best_random.seconds) candidates.push_back(best_random_config);
+      if (auto it = best_known.find(w.key()); it != best_known.end()) candidates.push_back(it->second);
+      for (const Config& c : candidates) {
+        Measured m = measure(ctx, [&] { return halide.compile(w, c, options); });
+        if (m.seconds && (!known.seconds || *m.seconds < *known.seconds)) {
+          known = m;
+          known_config = c;
+        }
+        std::cerr << "s" << std::flush;
+      }
+      if (known.seconds) best_known[w.key()] = known_config;
+    } else if (auto it = best_known.find(w.key()); it != best_known.end()) {
+      known_config = it->second;
+      known = measure(ctx, [&] { return halide.compile(w, known_config, options); });
+    } else {
+      known.error = "no best known config";
+    }
+    record("best_known", known, &known_config);
+    if (known.seconds && best_onednn.seconds) {
+      row["best_known_vs_onednn"] = *best_onednn.seconds / *known.seconds;
+      ratios_known.push_back(*best_onednn.seconds / *known.seconds);
+    }
+    if (best_random.seconds && best_onednn.seconds) ratios_random.push_back(*best_onednn.seconds / *best_random.seconds);
+    rows.push_back(row);
+    std::cerr << "\n";
+  }
+
+  if (search) {
+    std::filesystem::create_directories(std::filesystem::path(best_path).parent_path());
+    std::ofstream out(best_path);
+    for (const auto& [key, c] : best_known)
+      out << nlohmann::json{{"workload", key}, {"provider", c.provider}, {"knobs", c.knobs}}.dump() << "\n";
+    std::cerr << "wrote " << best_known.size() << " best known configs to " << best_path << "\n";
+  }
+
+  auto geomean = [](const std::vector<double>& v) {
+    if (v.empty()) return 0.0;
+    double s = 0;
+    for (double x : v) s += std::log(x);
+    return std::exp(s / static_cast<double>(v.size()));
+  };
+  nlohmann::json summary = {
+      {"model", model},
+      {"device", device},
+      {"threads", threads},
+      {"target", target},
+      {"geomean_best_known_vs_onednn", geomean(ratios_known)},
+      {"geomean_best_random_vs_onednn", geomean(ratios_random)},
+      {"profiling", {{"configs", random_count},
+                     {"errors", random_errors},
+                     {"configs_per_second", random_wall_s > 0 ? random_count / random_wall_s : 0.0},
+                     {"compile_seconds", random_compile_s},
+                     {"run_seconds", random_run_s}}},
+      {"workloads", rows}};
+  if (json) {
+    std::cout << summary.dump(2) << "\n";
+    return 0;
+  }
+  std::vector<std::string> columns = {"default", "best_random"};
+  if (autoschedule) columns.insert(columns.end(), kernels::autoscheduler_names().begin(), kernels::autoscheduler_names().end());
+  columns.insert(columns.end(), {"onednn", "best_known"});
+  fmt::print("{} on {} ({} threads, target {}): ms (GFLOP/s)\n", model, device, threads, target);
+  fmt::print("{:<30} {:>3}", "workload", "n");
+  for (const auto& c : columns) fmt::print(" {:>15}", c);
+  fmt::print(" {:>8}\n", "bk/onednn");
+  for (const auto& row : rows) {
+    fmt::print("{:<30} {:>3}", row["name"].get<std::string>(), row["count"].get<int64_t>());
+    for (const auto& c : columns) {
+      if (!row.contains(c)) fmt::print(" {:>15}", "-");
+      else if (row[c].contains("ms")) fmt::print(" {:>15}", fmt::format("{:.3f} ({:.0f})", row[c]["ms"].get<double>(), row[c]["gflops"].get<double>()));
+      else fmt::print(" {:>15}", "error");
+    }
+    if (row.contains("best_known_vs_onednn")) fmt::print(" {:>8.2f}x", row["best_known_vs_onednn"].get<double>());
+    fmt::print("\n");
+  }
+  fmt::print("geomean throughput vs oneDNN: best known {:.2f}x, best of {} random {:.2f}x\n", geomean(ratios_known),
+             random_configs, geomean(ratios_random));
+  fmt::print("profiling: {} random configs ({} errors), {:.2f} configs/s, compile {:.1f} s vs run {:.1f} s\n",
+             random_count, random_errors, summary["profiling"]["configs_per_second"].get<double>(), random_compile_s,
+             random_run_s);
+  for (const auto& row : rows)
+    for (const auto& c : columns)
+      if (row.contains(c) && row[c].contains("error"))
+        fmt::print("  {} {}: {}\n", row["name"].get<std::string>(), c, row[c]["error"].get<std::string>().substr(0, 160));
+  return 0;
+}
+
+}  // namespace
+}  // namespace tensorperf::bench
+
+int main(int argc, char** argv) { return tensorperf::bench::run(argc, argv); }
