@@ -141,8 +141,8 @@ Status SqliteStore::init(OpenMode mode) {
   // page_size only takes effect on a new file, before the first table.
   TP_RETURN_IF_ERROR(exec("PRAGMA page_size=16384"));
   TP_RETURN_IF_ERROR(exec("PRAGMA journal_mode=WAL"));
-  TP_RETURN_IF_ERROR(exec("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY; "
-                          "PRAGMA wal_autocheckpoint=4096; PRAGMA mmap_size=1073741824"));
+  TP_RETURN_IF_ERROR(exec("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-131072; PRAGMA temp_store=MEMORY; "
+                          "PRAGMA wal_autocheckpoint=4096"));
   TP_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
   auto migrate = [&]() -> Status {
     int current = 0;
