@@ -75,12 +75,14 @@ void print_summary(const measure::ProfileReport& rep, const measure::Device& dev
   for (const auto& key : rep.unsupported) std::printf("not measured, no selected provider supports: %s\n", key.c_str());
   std::printf(
       "measured %lld configs in %.1f s (%.2f configs/s), %lld already recorded; compile %.1f s, run %.1f s, "
-      "worker overhead %.1f s, inputs and references %.1f s\n",
+      "worker overhead %.2f s (%.1f ms per config), inputs and references %.1f s\n",
       static_cast<long long>(rep.measured), rep.wall_s, rep.configs_per_s(), static_cast<long long>(rep.skipped),
-      rep.build_s, rep.run_s, rep.overhead_s, rep.reference_s);
+      rep.build_s, rep.run_s, rep.overhead_s,
+      rep.measured > 0 ? 1e3 * rep.overhead_s / static_cast<double>(rep.measured) : 0.0, rep.reference_s);
 }
 
-nlohmann::json summary_json(const measure::ProfileReport& rep, const measure::Device& device, const std::string& model) {
+nlohmann::json summary_json(const measure::ProfileReport& rep, const measure::Device& device,
+                            const std::string& model) {
   nlohmann::json tasks = nlohmann::json::array();
   for (const auto& t : rep.tasks)
     tasks.push_back({{"workload", t.workload_key},
@@ -111,7 +113,8 @@ nlohmann::json summary_json(const measure::ProfileReport& rep, const measure::De
 }
 
 void run_profile(const ProfileCommandOptions& o) {
-  if (o.out.empty() && o.db.empty()) throw CommandFailed("nowhere to write records: give --out FILE or --db URL", kExitUsage);
+  if (o.out.empty() && o.db.empty())
+    throw CommandFailed("nowhere to write records: give --out FILE or --db URL", kExitUsage);
   measure::ProfileOptions options;
   options.configs_per_task = o.configs_per_task;
   options.sampler = check(measure::parse_sampler(o.sampler));
@@ -154,11 +157,12 @@ void run_profile(const ProfileCommandOptions& o) {
                tasks.size(), o.source.name().c_str(), providers.size(), o.configs_per_task, index.size());
 
   ProgressBar bar;
-  auto report = measure::profile(tasks, providers, device, options, index, sinks, [&](const measure::ProfileProgress& p) {
-    bar.update(p.configs_done, p.configs_total,
-               fmt::format("task {}/{} {} {} config {}/{}", p.task_index + 1, p.task_count, p.provider,
-                           op_of(p.workload_key), p.config_index, p.config_count));
-  });
+  auto report =
+      measure::profile(tasks, providers, device, options, index, sinks, [&](const measure::ProfileProgress& p) {
+        bar.update(p.configs_done, p.configs_total,
+                   fmt::format("task {}/{} {} {} config {}/{}", p.task_index + 1, p.task_count, p.provider,
+                               op_of(p.workload_key), p.config_index, p.config_count));
+      });
   bar.finish();
   const auto rep = check(std::move(report));
   if (o.json) {
@@ -173,7 +177,8 @@ void run_profile(const ProfileCommandOptions& o) {
 void register_profile_command(CLI::App& app) {
   static ProfileCommandOptions o;
   auto* cmd = app.add_subcommand(
-      "profile", "measure sampled configs of every workload of a model on this device (resumable; records as JSON lines)");
+      "profile",
+      "measure sampled configs of every workload of a model on this device (resumable; records as JSON lines)");
   o.source.add_options(cmd);
   cmd->add_option("--configs-per-task", o.configs_per_task,
                   "configs per workload and provider, the provider's default config included")
@@ -185,12 +190,14 @@ void register_profile_command(CLI::App& app) {
   cmd->add_option("--sample-seed", o.sample_seed, "seed of the random sampler")->capture_default_str();
   cmd->add_option("--threads", o.threads, "threads per kernel, pinned to the first CPUs (default: every CPU available)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--isa", o.isa, "ISA level to compile for: native, sse41, avx2, avx512 (another level is another device)")
+  cmd->add_option("--isa", o.isa,
+                  "ISA level to compile for: native, sse41, avx2, avx512 (another level is another device)")
       ->capture_default_str();
   cmd->add_option("--provider", o.provider, "kernel provider: halide, onednn or all")->capture_default_str();
   cmd->add_option("--out", o.out, "JSON-lines record file, appended to and read back to resume (\"\" for none)")
       ->capture_default_str();
-  cmd->add_option("--db", o.db, "also store records in this database (SQLite path or postgresql:// URL) and resume from it");
+  cmd->add_option("--db", o.db,
+                  "also store records in this database (SQLite path or postgresql:// URL) and resume from it");
   cmd->add_flag("--json", o.json, "print the summary as one JSON object instead of a table");
   cmd->add_option("--repeat", o.measure.timing.repeat, "timings per config (the median is quoted)")
       ->check(CLI::PositiveNumber)

@@ -33,7 +33,9 @@ const std::vector<IsaLevel>& isa_levels() {
       {"avx2", {"sse41", "avx", "avx2", "fma", "f16c"}, "x86-64-linux-avx-avx2-f16c-fma-sse41", "avx2-fma", 8},
       {"avx512",
        {"sse41", "avx", "avx2", "fma", "f16c", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"},
-       "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41", "avx512", 16},
+       "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41",
+       "avx512",
+       16},
   };
   return levels;
 }
@@ -52,8 +54,8 @@ bool has_all(const std::vector<std::string>& have, const std::vector<std::string
 // /proc/cpuinfo flag -> our (Halide's) feature name.
 const std::vector<std::pair<std::string, std::string>>& flag_names() {
   static const std::vector<std::pair<std::string, std::string>> names = {
-      {"sse4_1", "sse41"},     {"avx", "avx"},           {"avx2", "avx2"},         {"fma", "fma"},
-      {"f16c", "f16c"},        {"avx512f", "avx512f"},   {"avx512cd", "avx512cd"}, {"avx512bw", "avx512bw"},
+      {"sse4_1", "sse41"},      {"avx", "avx"},           {"avx2", "avx2"},         {"fma", "fma"},
+      {"f16c", "f16c"},         {"avx512f", "avx512f"},   {"avx512cd", "avx512cd"}, {"avx512bw", "avx512bw"},
       {"avx512dq", "avx512dq"}, {"avx512vl", "avx512vl"},
   };
   return names;
@@ -179,8 +181,8 @@ std::string Device::key() const {
 
 const std::vector<std::string>& device_feature_names() {
   static const std::vector<std::string> names = {
-      "cores",       "threads",        "l1d_kib",        "l2_kib",     "l3_mib",       "vector_lanes",
-      "isa_sse41",   "isa_avx2",       "isa_avx512",     "peak_gflops", "mem_bandwidth_gbs",
+      "cores",      "threads",     "l1d_kib",           "l2_kib", "l3_mib", "vector_lanes", "isa_sse41", "isa_avx2",
+      "isa_avx512", "peak_gflops", "mem_bandwidth_gbs",
   };
   return names;
 }
@@ -265,7 +267,8 @@ Result<Device> detect_device(const DeviceOptions& options) {
   TP_RETURN_IF_ERROR(read_cpuinfo(d));
   cpu_set_t set;
   CPU_ZERO(&set);
-  d.cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  d.cores =
+      sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   if (options.threads < 1 || options.threads > d.cores)
     return Status::InvalidArgument("--threads " + std::to_string(options.threads) + ": this process may use 1 to " +
                                    std::to_string(d.cores) + " CPUs");
@@ -279,10 +282,11 @@ Result<Device> detect_device(const DeviceOptions& options) {
     if (!level) return Status::Unsupported("this CPU lacks SSE4.1, the lowest ISA level tensorperf compiles for");
   } else {
     level = find_level(options.isa);
-    if (!level) return Status::InvalidArgument("unknown ISA level \"" + options.isa + "\": use native, sse41, avx2 or avx512");
+    if (!level)
+      return Status::InvalidArgument("unknown ISA level \"" + options.isa + "\": use native, sse41, avx2 or avx512");
     if (!has_all(d.isa_features, level->needs))
-      return Status::InvalidArgument("this CPU cannot run ISA level " + options.isa + " (it has: " +
-                                     nlohmann::json(d.isa_features).dump() + ")");
+      return Status::InvalidArgument("this CPU cannot run ISA level " + options.isa +
+                                     " (it has: " + nlohmann::json(d.isa_features).dump() + ")");
   }
   d.isa = level->name;
   d.target = level->target;

@@ -17,15 +17,15 @@ namespace tensorperf::measure {
 
 struct Device {
   std::string arch = "x86_64";
-  std::string cpu_model;                // /proc/cpuinfo "model name", e.g. "AMD EPYC 7B13 64-Core Processor"
+  std::string cpu_model;                  // /proc/cpuinfo "model name", e.g. "AMD EPYC 7B13 64-Core Processor"
   std::vector<std::string> isa_features;  // what the CPU has, e.g. {"sse41", "avx", "avx2", "fma", ...}
-  std::string isa;                      // the level compiled for: "sse41", "avx2" (with FMA) or "avx512"
-  std::string target;                   // Halide target string for `isa`, e.g. "x86-64-linux-avx-avx2-f16c-fma-sse41"
-  int cores = 0;                        // logical CPUs this process may run on
-  int threads = 1;                      // threads kernels use (pinned to the first `threads` CPUs)
+  std::string isa;                        // the level compiled for: "sse41", "avx2" (with FMA) or "avx512"
+  std::string target;                     // Halide target string for `isa`, e.g. "x86-64-linux-avx-avx2-f16c-fma-sse41"
+  int cores = 0;                          // logical CPUs this process may run on
+  int threads = 1;                        // threads kernels use (pinned to the first `threads` CPUs)
   int64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;  // per sysfs, else glibc's cpuid view; 0 = unknown
-  double peak_gflops = 0;               // measured FP32, `threads` threads, `isa` vectors
-  double mem_bandwidth_gbs = 0;         // measured triad, `threads` threads, GB/s (1e9 bytes)
+  double peak_gflops = 0;                             // measured FP32, `threads` threads, `isa` vectors
+  double mem_bandwidth_gbs = 0;                       // measured triad, `threads` threads, GB/s (1e9 bytes)
 
   // "x86_64-amd-epyc-7b13-avx2-fma-t2": arch, CPU model slug, ISA level, threads.
   std::string key() const;
@@ -39,12 +39,12 @@ nlohmann::json device_to_json(const Device& d);
 Result<Device> device_from_json(const nlohmann::json& j);
 
 struct DeviceOptions {
-  int threads = 1;              // REQUIRES: 1 <= threads <= available CPUs
-  std::string isa = "native";   // "native" (best level the CPU has), "sse41", "avx2", "avx512"
+  int threads = 1;             // REQUIRES: 1 <= threads <= available CPUs
+  std::string isa = "native";  // "native" (best level the CPU has), "sse41", "avx2", "avx512"
   // Where measured peaks are cached as device-<key>.json. Empty: $XDG_CACHE_HOME/tensorperf, else
   // ~/.cache/tensorperf.
   std::string cache_dir;
-  bool remeasure = false;       // ignore the cache and measure the peaks again
+  bool remeasure = false;  // ignore the cache and measure the peaks again
 };
 
 // Detects the identity of this machine and fills the peaks from the cache, measuring them (about a

@@ -89,7 +89,9 @@ double measure_triad_bandwidth(int threads) {
   struct Free {
     void operator()(float* p) const { std::free(p); }
   };
-  auto alloc = [] { return std::unique_ptr<float, Free>(static_cast<float*>(std::aligned_alloc(64, n * sizeof(float)))); };
+  auto alloc = [] {
+    return std::unique_ptr<float, Free>(static_cast<float*>(std::aligned_alloc(64, n * sizeof(float))));
+  };
   auto a = alloc(), b = alloc(), c = alloc();
   auto range = [&](int t) { return std::pair<int64_t, int64_t>{n * t / threads, n * (t + 1) / threads}; };
   // First touch by the threads that use the data, so pages land near them.

@@ -45,9 +45,10 @@ Record failed_preparation(const ir::Workload& w, const Device& d, const kernels:
 
 }  // namespace
 
-Result<ProfileReport> profile(const std::vector<ir::Task>& tasks, const std::vector<const kernels::Provider*>& providers,
-                              const Device& device, const ProfileOptions& options, MeasuredIndex& index,
-                              RecordSink& sink, const ProgressFn& progress) {
+Result<ProfileReport> profile(const std::vector<ir::Task>& tasks,
+                              const std::vector<const kernels::Provider*>& providers, const Device& device,
+                              const ProfileOptions& options, MeasuredIndex& index, RecordSink& sink,
+                              const ProgressFn& progress) {
   const auto start = Clock::now();
   ProfileReport rep;
   std::vector<PlannedTask> plan;

@@ -23,7 +23,7 @@ namespace tensorperf::measure {
 struct ProfileOptions {
   int configs_per_task = 8;  // per (task, provider), the default config included; REQUIRES: >= 1
   SamplerKind sampler = SamplerKind::kRandom;
-  uint64_t seed = 0;         // the sample of each (task, provider) depends on it, its key and provider
+  uint64_t seed = 0;  // the sample of each (task, provider) depends on it, its key and provider
   MeasureOptions measure;
 };
 
@@ -31,7 +31,7 @@ struct ProfileOptions {
 struct ProfileProgress {
   int task_index = 0, task_count = 0;  // 0-based task (a (workload, provider) pair) of task_count
   std::string workload_key, provider;
-  int config_index = 0, config_count = 0;  // configs of this task finished so far
+  int config_index = 0, config_count = 0;       // configs of this task finished so far
   int64_t configs_done = 0, configs_total = 0;  // over the whole profile (skipped ones included)
   double elapsed_s = 0;
 };
@@ -42,31 +42,32 @@ using ProgressFn = std::function<void(const ProfileProgress&)>;
 struct TaskSummary {
   std::string workload_key;
   std::string provider;
-  int64_t count = 0;  // instances of the workload in the model
-  double flops = 0;   // of one instance
-  int configs = 0;    // in the sample
-  int measured = 0;   // measured in this run (the others were already recorded)
-  int errors = 0;     // error records among the sample
+  int64_t count = 0;                             // instances of the workload in the model
+  double flops = 0;                              // of one instance
+  int configs = 0;                               // in the sample
+  int measured = 0;                              // measured in this run (the others were already recorded)
+  int errors = 0;                                // error records among the sample
   double best_s = 0, median_s = 0, worst_s = 0;  // over ok configs; 0 when none is ok
   double best_gflops() const { return best_s > 0 ? flops / best_s / 1e9 : 0; }
 };
 
 struct ProfileReport {
   std::vector<TaskSummary> tasks;
-  std::vector<std::string> unsupported;  // workload keys no selected provider supports
+  std::vector<std::string> unsupported;           // workload keys no selected provider supports
   int64_t measured = 0, skipped = 0, errors = 0;  // errors: among the measured
-  double build_s = 0;      // sum of build_time_s over the measured
-  double run_s = 0;        // sum of run_time_s
-  double overhead_s = 0;   // the rest of each measurement: fork, pipes, worker exit
-  double reference_s = 0;  // making inputs and reference outputs
-  double wall_s = 0;       // the whole profile
+  double build_s = 0;                             // sum of build_time_s over the measured
+  double run_s = 0;                               // sum of run_time_s
+  double overhead_s = 0;                          // the rest of each measurement: fork, pipes, worker exit
+  double reference_s = 0;                         // making inputs and reference outputs
+  double wall_s = 0;                              // the whole profile
   double configs_per_s() const { return wall_s > 0 ? static_cast<double>(measured) / wall_s : 0; }
 };
 
 // REQUIRES: the fork-safety conditions of runner.h. Errors: only a sink that fails to write (the
 // records written before it are kept); every measurement failure is a record.
-Result<ProfileReport> profile(const std::vector<ir::Task>& tasks, const std::vector<const kernels::Provider*>& providers,
-                              const Device& device, const ProfileOptions& options, MeasuredIndex& index,
-                              RecordSink& sink, const ProgressFn& progress = {});
+Result<ProfileReport> profile(const std::vector<ir::Task>& tasks,
+                              const std::vector<const kernels::Provider*>& providers, const Device& device,
+                              const ProfileOptions& options, MeasuredIndex& index, RecordSink& sink,
+                              const ProgressFn& progress = {});
 
 }  // namespace tensorperf::measure

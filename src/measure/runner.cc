@@ -19,9 +19,7 @@ using json = nlohmann::json;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double unix_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 std::vector<const kernels::HostTensor*> pointers(const std::vector<kernels::HostTensor>& ts) {
   std::vector<const kernels::HostTensor*> ps;
@@ -62,7 +60,8 @@ Result<std::unique_ptr<WorkloadRunner>> WorkloadRunner::create(const ir::Workloa
   r->reference_ = kernels::HostTensor(workload.output);
   const size_t bytes = static_cast<size_t>(workload.output.num_bytes());
   void* shared = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (shared == MAP_FAILED) return Status::IoError("mmap of " + std::to_string(bytes) + " bytes for the reference output failed");
+  if (shared == MAP_FAILED)
+    return Status::IoError("mmap of " + std::to_string(bytes) + " bytes for the reference output failed");
   const WorkloadRunner& self = *r;
   WorkerOutcome out = run_worker(
       [&](const SendFn& send) {
@@ -81,7 +80,8 @@ Result<std::unique_ptr<WorkloadRunner>> WorkloadRunner::create(const ir::Workloa
       return Status::Timeout(what + " ran past " + std::to_string(options.reference_timeout_s) + " s");
     return Status::Internal(what + ": " + out.describe());
   }
-  if (!out.messages[0].value("ok", false)) return Status::Internal(what + " failed: " + out.messages[0].value("msg", ""));
+  if (!out.messages[0].value("ok", false))
+    return Status::Internal(what + " failed: " + out.messages[0].value("msg", ""));
   return r;
 }
 
@@ -132,8 +132,8 @@ Record WorkloadRunner::measure(const kernels::Provider& provider, const kernels:
             double err = kernels::max_scaled_error(output, reference_, options_.atol, options_.rtol);
             if (!(err <= 1.0))  // NaN is wrong too
               return fail(ErrorCode::kWrongAnswerError,
-                          "output differs from the reference: max scaled error " + std::to_string(err) +
-                              " (atol " + std::to_string(options_.atol) + ", rtol " + std::to_string(options_.rtol) + ")");
+                          "output differs from the reference: max scaled error " + std::to_string(err) + " (atol " +
+                              std::to_string(options_.atol) + ", rtol " + std::to_string(options_.rtol) + ")");
           }
           auto timing = time_runs([&] { return (*kernel)->run(ins, output); }, options_.timing);
           if (!timing.ok()) return fail(ErrorCode::kRuntimeDeviceError, timing.status().message());
@@ -173,10 +173,12 @@ Record WorkloadRunner::measure(const kernels::Provider& provider, const kernels:
   if (out.ending == WorkerOutcome::Ending::kTimedOut) {
     if (!built) {
       rec.build_time_s = options_.build_timeout_s;
-      return error(ErrorCode::kBuildTimeoutError, "compiling took longer than " + std::to_string(options_.build_timeout_s) + " s");
+      return error(ErrorCode::kBuildTimeoutError,
+                   "compiling took longer than " + std::to_string(options_.build_timeout_s) + " s");
     }
     rec.run_time_s = options_.run_timeout_s;
-    return error(ErrorCode::kRunTimeoutError, "running took longer than " + std::to_string(options_.run_timeout_s) + " s");
+    return error(ErrorCode::kRunTimeoutError,
+                 "running took longer than " + std::to_string(options_.run_timeout_s) + " s");
   }
   if (out.ending == WorkerOutcome::Ending::kSignaled)
     return error(built ? ErrorCode::kRuntimeDeviceError : ErrorCode::kCompileHostError,

@@ -16,7 +16,7 @@ namespace tensorperf::measure {
 
 enum class SamplerKind { kRandom, kGrid };
 
-std::string_view sampler_name(SamplerKind k);       // "random", "grid"
+std::string_view sampler_name(SamplerKind k);  // "random", "grid"
 Result<SamplerKind> parse_sampler(std::string_view name);
 
 // Up to n distinct configs of `space` for `provider`; the same arguments give the same configs. For

@@ -13,12 +13,12 @@
 namespace tensorperf::measure {
 
 struct TimingOptions {
-  int warmup = 1;              // untimed runs before calibrating `number`
-  int repeat = 3;              // timings reported (costs); REQUIRES: >= 1
-  double min_repeat_ms = 100;  // one timing lasts at least this long
+  int warmup = 1;                // untimed runs before calibrating `number`
+  int repeat = 3;                // timings reported (costs); REQUIRES: >= 1
+  double min_repeat_ms = 100;    // one timing lasts at least this long
   int64_t max_number = 1 << 20;  // cap on `number` (kernels faster than min_repeat_ms / max_number)
-  bool flush_cache = false;    // write a buffer larger than the last-level cache before each timing
-  int64_t flush_bytes = 0;     // size of that buffer; 0: 2x the L3 (sysconf), capped at 256 MiB
+  bool flush_cache = false;      // write a buffer larger than the last-level cache before each timing
+  int64_t flush_bytes = 0;       // size of that buffer; 0: 2x the L3 (sysconf), capped at 256 MiB
 };
 
 struct Timing {

@@ -51,11 +51,15 @@ void write_all(int fd, const std::string& s) {
 std::string WorkerOutcome::describe() const {
   std::string what;
   switch (ending) {
-    case Ending::kExited: what = "worker exited with status " + std::to_string(exit_code); break;
+    case Ending::kExited:
+      what = "worker exited with status " + std::to_string(exit_code);
+      break;
     case Ending::kSignaled:
       what = "worker killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
       break;
-    case Ending::kTimedOut: what = "worker timed out and was killed"; break;
+    case Ending::kTimedOut:
+      what = "worker timed out and was killed";
+      break;
   }
   if (!output_tail.empty()) what += "; its output ends: " + output_tail;
   return what;

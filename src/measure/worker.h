@@ -18,8 +18,8 @@ struct WorkerOutcome {
   enum class Ending { kExited, kSignaled, kTimedOut };
   std::vector<nlohmann::json> messages;  // as sent, in order
   Ending ending = Ending::kExited;
-  int exit_code = 0;      // kExited
-  int signal = 0;         // kSignaled
+  int exit_code = 0;        // kExited
+  int signal = 0;           // kSignaled
   std::string output_tail;  // the last 2 KiB the child wrote to stdout and stderr
 
   // "killed by SIGSEGV (Segmentation fault)", "exited with status 3", "timed out"; then the output tail.

@@ -54,14 +54,16 @@ TEST(Sampler, GridIsDeterministicDistinctAndSpreadOverEveryKnob) {
   EXPECT_EQ(a[0].knobs["tile_x"], 1);
   EXPECT_EQ(a[0].knobs["vectorize"], 0);
   std::set<int> tile_x, vectorize;
-  for (const auto& c : a) tile_x.insert(c.knobs["tile_x"].get<int>()), vectorize.insert(c.knobs["vectorize"].get<int>());
+  for (const auto& c : a)
+    tile_x.insert(c.knobs["tile_x"].get<int>()), vectorize.insert(c.knobs["vectorize"].get<int>());
   EXPECT_EQ(tile_x.size(), 7u);
   EXPECT_GE(vectorize.size(), 2u);
 }
 
 TEST(Sampler, GridHandlesSpacesBeyondSixtyFourBits) {
   kernels::ConfigSpace huge;
-  for (int k = 0; k < 30; ++k) huge.knobs.push_back({"k" + std::to_string(k), {0, 1, 2, 3, 4, 5, 6, 7}});  // 8^30 = 2^90
+  for (int k = 0; k < 30; ++k)
+    huge.knobs.push_back({"k" + std::to_string(k), {0, 1, 2, 3, 4, 5, 6, 7}});  // 8^30 = 2^90
   auto g = sample_configs(huge, "halide", SamplerKind::kGrid, 16, 0);
   ASSERT_EQ(g.size(), 16u);
   EXPECT_EQ(distinct(g).size(), 16u);
