@@ -159,6 +159,9 @@ Result<ConstTensor> fold_binary(const ConstTensor& a, const ConstTensor& b,
   const std::vector<int64_t> sa = input_strides(a.shape);
   const std::vector<int64_t> sb = input_strides(b.shape);
   const int64_t n = TensorType{out_shape, a.dtype}.num_elements();
+  if (n > kMaxFoldedElements) {
+    return Status::Unsupported("folding " + shape_to_string(out_shape) + " constants: too many elements");
+  }
   std::vector<int64_t> ints;
   std::vector<double> floats;
   for (int64_t i = 0; i < n; ++i) {

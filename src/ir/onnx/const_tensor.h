@@ -36,10 +36,13 @@ struct ConstTensor {
   static ConstTensor from_floats(const std::vector<double>& values, Shape shape, DType dtype = DType::kFloat32);
 };
 
+// The most elements a folded constant may have (2^28): shape arithmetic makes small ones.
+inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 28;
+
 // Numpy broadcasting of two shapes, or InvalidArgument naming both.
 Result<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 // Elementwise `fn` over broadcast inputs; the result has a's dtype (computed in int64 for integer
-// types, in double otherwise).
+// types, in double otherwise). Unsupported past kMaxFoldedElements.
 Result<ConstTensor> fold_binary(const ConstTensor& a, const ConstTensor& b,
                                 const std::function<double(double, double)>& float_fn,
                                 const std::function<int64_t(int64_t, int64_t)>& int_fn);

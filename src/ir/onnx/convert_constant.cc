@@ -143,7 +143,11 @@ Status convert_constant_of_shape(const OnnxNode& node, ImportContext& ctx) {
   }
   if (fill.num_elements() != 1) return node.invalid("value must hold one element");
   const Shape shape = shape_tensor->ints();
+  for (int64_t d : shape) {
+    if (d < 0) return node.invalid("negative dimension in the shape " + shape_to_string(shape));
+  }
   const int64_t n = TensorType{shape, fill.dtype}.num_elements();
+  if (n > kMaxFoldedElements) return node.unsupported("a constant of " + std::to_string(n) + " elements is too large");
   ctx.bind_constant(node.output(0),
                     fill.is_integer()
                         ? ConstTensor::from_ints(std::vector<int64_t>(n, fill.int_at(0)), shape, fill.dtype)

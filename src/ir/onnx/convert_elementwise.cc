@@ -17,7 +17,10 @@ Result<bool> try_fold(const OnnxNode& node, ImportContext& ctx, const std::funct
   const ConstTensor* b = ctx.constant(node.input(1));
   if (a == nullptr || b == nullptr) return false;
   Result<ConstTensor> folded = fold_binary(*a, *b, float_fn, int_fn);
-  if (!folded.ok()) return node.invalid(folded.status().message());
+  if (!folded.ok()) {
+    return folded.status().code() == StatusCode::kUnsupported ? node.unsupported(folded.status().message())
+                                                              : node.invalid(folded.status().message());
+  }
   ctx.bind_constant(node.output(0), std::move(folded).value());
   return true;
 }

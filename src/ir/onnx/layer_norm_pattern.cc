@@ -33,6 +33,9 @@ std::optional<Rewrite> match_at(const GraphMatcher& m, int mean) {
   if (d_readers.size() != 2 || m.is_graph_output(d)) return std::nullopt;
   const int pow = m.node(d_readers[0]).op_type() == "Pow" ? d_readers[0] : d_readers[1];
   const int div = pow == d_readers[0] ? d_readers[1] : d_readers[0];
+  for (int n : {pow, div}) {
+    if (m.node(n).input_size() != 2 || m.node(n).output_size() != 1) return std::nullopt;
+  }
   if (m.node(pow).op_type() != "Pow" || m.node(div).op_type() != "Div" || m.node(pow).input(0) != d ||
       !m.is_scalar(m.node(pow).input(1), 2.0) || m.node(div).input(0) != d) {
     return std::nullopt;

@@ -91,6 +91,7 @@ Result<Graph> import_model(onnx::ModelProto& model, const std::string& path, con
   }
   for (int i : order) {
     const onnx_import::OnnxNode node(proto.node(i), opset);
+    if (!node.has_output(0)) return node.invalid("has no output");
     const onnx_import::Converter convert = onnx_import::find_converter(proto.node(i).domain(), node.op_type());
     if (convert == nullptr) {
       const std::string& domain = proto.node(i).domain();
@@ -105,6 +106,41 @@ Result<Graph> import_model(onnx::ModelProto& model, const std::string& path, con
   }
   TP_RETURN_IF_ERROR(graph.validate());
   return graph;
+}
+
+// Names in messages come from the file: control characters become \xNN so an error stays one line.
+std::string one_line(const std::string& s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7f) {
+      out += {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+Status with_message(StatusCode code, std::string message) {
+  switch (code) {
+    case StatusCode::kNotFound:
+      return Status::NotFound(std::move(message));
+    case StatusCode::kIoError:
+      return Status::IoError(std::move(message));
+    case StatusCode::kCorruption:
+      return Status::Corruption(std::move(message));
+    case StatusCode::kUnsupported:
+      return Status::Unsupported(std::move(message));
+    case StatusCode::kTimeout:
+      return Status::Timeout(std::move(message));
+    case StatusCode::kInternal:
+      return Status::Internal(std::move(message));
+    case StatusCode::kOk:
+    case StatusCode::kInvalidArgument:
+      break;
+  }
+  return Status::InvalidArgument(std::move(message));
 }
 
 // Dim 0 of the first graph input that is not an initializer, when the file fixes it.
@@ -126,14 +162,14 @@ Result<Graph> import_onnx(const std::string& path, const OnnxImportOptions& opti
   const int64_t file_batch = declared_batch(model->graph());
   Result<Graph> graph = import_model(*model, path, options);
   if (graph.ok()) return graph;
-  Status error = graph.status().WithContext(path);
-  if (error.code() == StatusCode::kInvalidArgument && options.batch > 0 && file_batch > 0 &&
+  std::string message = path + ": " + graph.status().message();
+  if (graph.status().code() == StatusCode::kInvalidArgument && options.batch > 0 && file_batch > 0 &&
       options.batch != file_batch) {
     // Exporters often write the batch into Reshape shapes; a different batch then breaks them.
-    error = Status::InvalidArgument(error.message() + " (the file was exported at batch " + std::to_string(file_batch) +
-                                    "; shapes fixed in it may not allow batch " + std::to_string(options.batch) + ")");
+    message += " (the file was exported at batch " + std::to_string(file_batch) +
+               "; shapes fixed in it may not allow batch " + std::to_string(options.batch) + ")";
   }
-  return error;
+  return with_message(graph.status().code(), one_line(message));
 }
 
 }  // namespace tensorperf::ir

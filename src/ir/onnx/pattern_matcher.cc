@@ -46,11 +46,12 @@ std::vector<int> GraphMatcher::readers(const std::string& name) const {
 }
 
 int GraphMatcher::sole_reader(int i, const char* op_type) const {
+  if (graph_.node(i).output_size() != 1) return -1;
   const std::string& out = graph_.node(i).output(0);
   const std::vector<int> r = readers(out);
   if (r.size() != 1 || is_graph_output(out)) return -1;
   const onnx::NodeProto& n = graph_.node(r[0]);
-  return n.op_type() == op_type && is_default_domain(n.domain()) ? r[0] : -1;
+  return n.op_type() == op_type && is_default_domain(n.domain()) && n.output_size() == 1 ? r[0] : -1;
 }
 
 const std::string& GraphMatcher::other_input(int i, const std::string& one) const {

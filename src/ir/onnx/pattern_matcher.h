@@ -34,8 +34,8 @@ class GraphMatcher {
   // The nodes reading `name`, in file order.
   std::vector<int> readers(const std::string& name) const;
   bool is_graph_output(const std::string& name) const { return graph_outputs_.count(name) != 0; }
-  // The only reader of node i's first output when it is an `op_type` node and that output is not
-  // a graph output, or -1.
+  // The only reader of node i's output when node i has one output, that output is not a graph
+  // output, and the reader is an `op_type` node with one output; else -1.
   int sole_reader(int i, const char* op_type) const;
   // The other input of two-input node i, given one of them.
   const std::string& other_input(int i, const std::string& one) const;

@@ -10,6 +10,9 @@ namespace {
 
 using onnx::TensorProto;
 
+// Larger element counts are taken as a corrupt file (they would not fit in memory anyway).
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+
 // Reads `n` little-endian elements of type T from raw bytes.
 template <typename T>
 std::vector<T> from_raw(const std::string& raw, int64_t n) {
@@ -26,10 +29,12 @@ Result<ConstTensor> tensor_from_proto(const TensorProto& proto) {
     return Status::Unsupported(where + " keeps its data in an external file; save the model with its data embedded");
   }
   Shape shape(proto.dims().begin(), proto.dims().end());
+  int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0) return Status::Corruption(where + " has a negative dimension");
+    if (d > 0 && n > kMaxElements / d) return Status::Corruption(where + " claims more than 2^40 elements");
+    n *= d;
   }
-  const int64_t n = TensorType{shape, DType::kFloat32}.num_elements();
   const bool raw = proto.has_raw_data();
   // Checks that the stored element count (raw bytes / element size, or a typed field's size) is n.
   auto check_count = [&](int64_t stored, int64_t elem_size) -> Status {
