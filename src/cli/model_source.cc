@@ -13,7 +13,7 @@ void ModelSource::add_options(CLI::App* cmd) {
   auto* o = cmd->add_option("--onnx", onnx, "an ONNX model file (opsets 11-17)");
   m->excludes(o);
   o->excludes(m);
-  cmd->add_option("--batch", batch, "batch size")->default_val(1)->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  batch_option = cmd->add_option("--batch", batch, "batch size (default 1; for --onnx, the file's own)")->default_val(1)->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_option("--image-size", image_size, "input image size for the zoo's CNNs (0: the model's standard size)")
       ->default_val(0)
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 16));
@@ -37,7 +37,7 @@ ir::Graph ModelSource::load() const {
     g = check(ir::build_model(model, opts));
   } else {
     ir::OnnxImportOptions opts;
-    opts.batch = batch;
+    opts.batch = batch_option && batch_option->count() > 0 ? batch : 0;  // 0 keeps the file's batch
     g = check(ir::import_onnx(onnx, opts));
   }
   check(g.validate());

@@ -19,6 +19,7 @@ struct ModelSource {
   int64_t image_size = 0;
   int64_t seq_len = 128;
   uint64_t seed = 0;
+  const CLI::Option* batch_option = nullptr;  // set by add_options: was --batch given?
 
   // Adds the options to `cmd`; exactly one of --model / --onnx is required.
   void add_options(CLI::App* cmd);

@@ -126,6 +126,16 @@ TEST_F(BadOnnx, GoodFileImports) {
   EXPECT_EQ(j["tasks"][0]["op"], "conv2d");
 }
 
+TEST_F(BadOnnx, BatchDefaultsToTheFilesAndCanBeOverridden) {
+  auto batch_of = [](const CmdResult& r) { return nlohmann::json::parse(r.out)["batch"].get<int>(); };
+  CmdResult own = tensorperf("tasks --onnx " + file("ok.onnx") + " --json");
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_EQ(batch_of(own), 1);
+  CmdResult four = tensorperf("tasks --onnx " + file("ok.onnx") + " --batch 4 --json");
+  ASSERT_EQ(four.exit_code, 0) << four.err;
+  EXPECT_EQ(batch_of(four), 4);
+}
+
 TEST_F(BadOnnx, EachBadInputIsOneLineAndNonZero) {
   struct Case {
     std::string path;
