@@ -208,10 +208,14 @@ bool is_skippable_line(std::string_view line) {
   return i == line.size() || line[i] == '#';
 }
 
-ParsedRecord parsed_from_native(const measure::Record& r) {
+ParsedRecord parsed_from_native(const measure::Record& record) {
   ParsedRecord out;
   out.format = RecordFormat::kNative;
-  out.line = measure::record_to_line(r);
+  out.line = measure::record_to_line(record);
+  // The columns come from the line as stored, so that a string that was not UTF-8 (written as
+  // U+FFFD) reads the same in the columns as in the line and in a re-import of the export.
+  Result<measure::Record> stored = measure::record_from_line(out.line);
+  const measure::Record& r = stored.ok() ? stored.value() : record;
   out.workload_key = r.workload_key;
   out.device = describe_native_device(r.device_key, r.target);
   out.provider = r.provider;

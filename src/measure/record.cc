@@ -109,7 +109,10 @@ Result<Record> record_from_json(const nlohmann::json& j) {
   return r;
 }
 
-std::string record_to_line(const Record& r) { return record_to_json(r).dump(); }
+std::string record_to_line(const Record& r) {
+  // Bytes that are not UTF-8 cannot be written as JSON text: they become U+FFFD instead of an exception.
+  return record_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 Result<Record> record_from_line(std::string_view line) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);

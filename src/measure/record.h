@@ -58,7 +58,8 @@ struct Record {
 
 nlohmann::json record_to_json(const Record& r);
 Result<Record> record_from_json(const nlohmann::json& j);
-// One line, no trailing newline.
+// One line, no trailing newline. Strings that are not valid UTF-8 are written with U+FFFD in place
+// of the invalid bytes (the only case where the round trip is not lossless).
 std::string record_to_line(const Record& r);
 Result<Record> record_from_line(std::string_view line);
 

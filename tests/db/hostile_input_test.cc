@@ -63,6 +63,20 @@ TEST_P(HostileInputTest, NativeRecordsWithHostileTextInEveryFieldRoundTrip) {
   auto workloads = store->workloads();
   ASSERT_TRUE(workloads.ok());
   EXPECT_EQ(workloads->size(), records.size());
+
+  // Bytes that are not UTF-8 are stored as U+FFFD (in the line and in the columns alike), not
+  // refused with an exception; re-importing the exported line finds the same record.
+  measure::Record invalid = records[0];
+  invalid.workload_key = "bad\xff\xfeutf8";
+  ASSERT_TRUE(db::add_record(*store, invalid).ok());
+  const std::string replaced = "bad\xef\xbf\xbd\xef\xbf\xbdutf8";
+  auto best = db::best_configs(*store, replaced, invalid.device_key, 1);
+  ASSERT_TRUE(best.ok());
+  ASSERT_EQ(best->records.size(), 1u);
+  std::istringstream again(best->records[0].line + "\n");
+  auto report = db::import_stream(*store, again, "again.log", {}, {});
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->duplicates, 1);
 }
 
 TEST_P(HostileInputTest, TvmLinesWithHostileTargetsAndTaskNamesRoundTrip) {
