@@ -12,6 +12,7 @@ namespace tensorperf::db {
 namespace {
 
 constexpr int kBusyTimeoutMs = 60000;
+constexpr size_t kMaxCachedIds = 1 << 16;  // per key kind
 
 // Schema migrations, applied in order; migration i brings the store to version i + 1. Never edit
 // one that has shipped: append a new one.
@@ -237,6 +238,8 @@ Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, 
     sel.reset();
     if (rc != SQLITE_ROW) return error("looking up a key");
   }
+  // Bounded: configs rarely repeat in bulk imports, and a miss costs one indexed lookup.
+  if (cache.size() >= kMaxCachedIds) cache.clear();
   cache.emplace(std::string(key), id);
   return id;
 }
