@@ -26,6 +26,7 @@ std::vector<kernels::Config> candidate_configs(const ir::Workload& w, int vw) {
                                        {"vector_width", vw},
                                        {"tile_x", t.tx},
                                        {"tile_y", 1},
+                                       {"tail", "guard"},
                                        {"compute_at", t.at},
                                        {"rc_block", t.rc},
                                        {"reduce_order", "c_k"},

@@ -138,7 +138,7 @@ int run(int argc, char** argv) {
   std::string model = "resnet18", target = "host", best_path, ops_filter = "conv2d";
   int threads = 2, random_configs = 8, repeat = 7;
   double min_ms = 20;
-  bool json = false, search = false, autoschedule = true;
+  bool json = false, search = false, autoschedule = true, verbose = false;
   app.add_option("--model", model, "zoo model (batch 1)");
   app.add_option("--target", target, "Halide target string, or host");
   app.add_option("--threads", threads, "threads per kernel");
@@ -150,6 +150,7 @@ int run(int argc, char** argv) {
   app.add_flag("--search", search, "try the hand-picked candidates and write the best per workload to --best-known");
   app.add_flag("!--no-autoschedule", autoschedule, "skip Halide's autoschedulers");
   app.add_flag("--json", json, "machine-readable output");
+  app.add_flag("--verbose", verbose, "print each random config before compiling it");
   CLI11_PARSE(app, argc, argv);
 
   std::string device = device_label(target, threads);
@@ -208,6 +209,7 @@ int run(int argc, char** argv) {
     for (int i = 0; i < random_configs; ++i) {
       Config c{"halide", nlohmann::json::object()};
       for (const kernels::Knob& k : space.knobs) c.knobs[k.name] = k.values[rng() % k.values.size()];
+      if (verbose) std::cerr << "\n  " << c.knobs.dump() << std::flush;
       Measured m = measure(ctx, [&] { return halide.compile(w, c, options); });
       random_compile_s += m.compile_s;
       random_run_s += m.run_s;

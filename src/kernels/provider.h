@@ -34,6 +34,10 @@ struct CompileOptions {
 std::vector<ir::TensorType> kernel_input_types(const ir::Workload& w);
 
 // A compiled kernel, ready to run. run() may be called many times; not thread-safe.
+// Weights: a kernel may pack a constant input (the weight of conv2d / dense) into its own layout on
+// the first run() that sees that tensor, and reuse the packed copy while the same tensor object is
+// passed again. So the first run() includes packing (warm up before timing), and a caller that
+// rewrites a weight tensor in place must pass another tensor object or compile a new kernel.
 class Kernel {
  public:
   virtual ~Kernel() = default;

@@ -6,7 +6,9 @@
 //                 "nchw": plain layout, vectorised along output x, weights read as given.
 //   oc_block      output channels per register tile (nchwc: the vector block, a multiple of vector_width)
 //   vector_width  SIMD lanes
-//   tile_x, tile_y  output pixels per register tile (non-divisors allowed: tails are guarded)
+//   tile_x, tile_y  output pixels per register tile (non-divisors allowed)
+//   tail          how a partial last tile is handled: "guard" (a shorter tile) or "shift_inwards" (a
+//                 full tile overlapping the previous one; needs the tile to fit the output)
 //   compute_at    "tile": accumulate each register tile to completion; "row": accumulate a whole strip
 //                 of tile_y rows, looping over tiles inside each reduction-channel block
 //   rc_block      reduction-channel block (0: no split)
@@ -27,6 +29,8 @@ using Halide::RDom;
 using Halide::RVar;
 using Halide::TailStrategy;
 using Halide::Var;
+
+constexpr int kMaxUnrolledAccumulators = 32;  // AVX-512 has 32 vector registers
 
 struct ConvShape {
   int N, C, H, W, O, Cg, KH, KW, OH, OW, groups;
@@ -54,6 +58,7 @@ ConfigSpace conv2d_space(const ir::Workload&) {
       {"vector_width", {J(4), J(8), J(16)}},
       {"tile_x", {J(1), J(2), J(4), J(6), J(7), J(8), J(14), J(16), J(28)}},
       {"tile_y", {J(1), J(2), J(4)}},
+      {"tail", {J("guard"), J("shift_inwards")}},
       {"compute_at", {J("tile"), J("row")}},
       {"rc_block", {J(0), J(8), J(16), J(32), J(64), J(128)}},
       {"reduce_order", {J("c_k"), J("k_c")}},
@@ -65,7 +70,7 @@ ConfigSpace conv2d_space(const ir::Workload&) {
 
 nlohmann::json conv2d_default(const ir::Workload&) {
   return {{"layout", "nchw"}, {"oc_block", 1},      {"vector_width", 8},     {"tile_x", 8},
-          {"tile_y", 1},      {"compute_at", "tile"}, {"rc_block", 0},       {"reduce_order", "c_k"},
+          {"tile_y", 1},      {"tail", "guard"},      {"compute_at", "tile"}, {"rc_block", 0},       {"reduce_order", "c_k"},
           {"pad", "root"},    {"unroll", 0},        {"parallel", "rows"}};
 }
 
@@ -91,6 +96,8 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   TP_ASSIGN_OR_RETURN(int vw, k.get_int("vector_width"));
   TP_ASSIGN_OR_RETURN(int tx, k.get_int("tile_x"));
   TP_ASSIGN_OR_RETURN(int ty, k.get_int("tile_y"));
+  TP_ASSIGN_OR_RETURN(std::string tail_name, k.get_string("tail"));
+  TP_ASSIGN_OR_RETURN(TailStrategy tail, tail_strategy(tail_name));
   TP_ASSIGN_OR_RETURN(std::string at, k.get_string("compute_at"));
   TP_ASSIGN_OR_RETURN(int rcb, k.get_int("rc_block"));
   TP_ASSIGN_OR_RETURN(std::string order, k.get_string("reduce_order"));
@@ -104,6 +111,14 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   if (blocked && ob % vw != 0)
     return Status::InvalidArgument("nchwc needs oc_block (" + std::to_string(ob) + ") to be a multiple of vector_width (" +
                                    std::to_string(vw) + ")");
+  if (tail == TailStrategy::RoundUp) return Status::InvalidArgument("tail round_up would write past the output");
+  if (tail == TailStrategy::ShiftInwards && (tx > s.OW || ty > s.OH))
+    return Status::InvalidArgument("tail shift_inwards needs tile_x <= output width and tile_y <= output height");
+  // Unrolling a tile larger than the register file only spills and makes LLVM crawl (minutes).
+  const int accumulators = blocked ? (ob / vw) * tx * ty : ((tx + vw - 1) / vw) * ob * ty;
+  if (unroll && accumulators > kMaxUnrolledAccumulators)
+    return Status::InvalidArgument("unrolled register tile of " + std::to_string(accumulators) +
+                                   " vectors is too large (at most " + std::to_string(kMaxUnrolledAccumulators) + ")");
   if (at != "tile" && at != "row") return Status::InvalidArgument("compute_at must be tile or row");
   if (order != "c_k" && order != "k_c") return Status::InvalidArgument("reduce_order must be c_k or k_c");
   if (pad_at != "inline" && pad_at != "root" && pad_at != "row") return Status::InvalidArgument("pad must be inline, root or row");
@@ -153,7 +168,7 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   // Output loops: n, o blocks, row strips, x tiles; inside a tile x fastest (NCHW stores).
   Var xo("xo"), xi("xi"), yo("yo"), yi("yi"), ooo("ooo"), oii("oii"), task("task");
   const TailStrategy guard = TailStrategy::GuardWithIf;
-  out.split(o, ooo, oii, ob, guard).split(oy, yo, yi, ty, guard).split(ox, xo, xi, tx, guard);
+  out.split(o, ooo, oii, ob, guard).split(oy, yo, yi, ty, tail).split(ox, xo, xi, tx, tail);
   out.reorder(xi, oii, yi, xo, yo, ooo, n);
   Var row_loop = yo;
   if (par == "rows") {

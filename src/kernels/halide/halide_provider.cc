@@ -63,15 +63,12 @@ class HalideProvider final : public Provider {
                                  std::string(ir::op_name(w.op)) + "'");
     if (c.provider != "halide")
       return Status::InvalidArgument("config is for provider '" + c.provider + "', not 'halide'");
-    Knobs knobs(c.knobs);
-    Result<Program> program = Status::Internal("unset");
     try {
-      program = find_template(w.op)->build(w, knobs);
+      TP_ASSIGN_OR_RETURN(Program program, find_template(w.op)->build(w, Knobs(c.knobs)));
+      return compile_program(std::move(program), options);
     } catch (const Halide::CompileError& e) {
       return Status::InvalidArgument(std::string("schedule does not apply: ") + e.what());
     }
-    if (!program.ok()) return program.status();
-    return compile_program(std::move(program).value(), options);
   }
 };
 
