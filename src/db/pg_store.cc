@@ -185,6 +185,9 @@ int64_t PgStore::insert_once(std::span<const ParsedRecord> batch) {
     }
     copy.complete();
   }
+  // Temporary tables get no statistics from autovacuum; without them the planner joins the batch
+  // to the whole configs table by a sequential scan.
+  tx.exec("ANALYZE tp_staging");
   for (const char* sql : kMergeStaging) tx.exec(sql);
   pqxx::result inserted = tx.exec(kMergeRecords);
   tx.commit();
