@@ -41,23 +41,25 @@ Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions
   if (options.repeat < 1) return Status::InvalidArgument("repeat must be at least 1");
   for (int i = 0; i < options.warmup; ++i) TP_RETURN_IF_ERROR(run());
 
-  // Calibrate: grow `number` (TVM's rule: to the estimate that fills min_repeat_ms, at least x1.618)
-  // until one timing lasts min_repeat_ms.
+  // The first timing calibrates: while it is shorter than min_repeat_ms, `number` grows (TVM's rule:
+  // to the estimate that fills min_repeat_ms, at least x1.618) and it is taken again. The timing that
+  // reaches min_repeat_ms is kept as the first cost.
   const double min_s = options.min_repeat_ms / 1e3;
-  Timing t;
-  while (true) {
-    TP_ASSIGN_OR_RETURN(double per_run, time_number(run, t.number));
-    if (per_run * static_cast<double>(t.number) >= min_s || t.number >= options.max_number) break;
-    double estimate = per_run > 0 ? std::ceil(min_s / per_run) : static_cast<double>(options.max_number);
-    double grown = std::max(estimate, std::ceil(1.618 * static_cast<double>(t.number)));
-    t.number = std::min<int64_t>(options.max_number, static_cast<int64_t>(grown));
-  }
-
   const int64_t flush_bytes = options.flush_bytes > 0 ? options.flush_bytes : default_flush_bytes();
+  Timing t;
   for (int r = 0; r < options.repeat; ++r) {
-    if (options.flush_cache) flush_caches(flush_bytes);
-    TP_ASSIGN_OR_RETURN(double per_run, time_number(run, t.number));
-    t.costs.push_back(per_run);
+    while (true) {
+      if (options.flush_cache) flush_caches(flush_bytes);
+      TP_ASSIGN_OR_RETURN(double per_run, time_number(run, t.number));
+      bool long_enough = per_run * static_cast<double>(t.number) >= min_s || t.number >= options.max_number;
+      if (r > 0 || long_enough) {
+        t.costs.push_back(per_run);
+        break;
+      }
+      double estimate = per_run > 0 ? std::ceil(min_s / per_run) : static_cast<double>(options.max_number);
+      double grown = std::max(estimate, std::ceil(1.618 * static_cast<double>(t.number)));
+      t.number = std::min<int64_t>(options.max_number, static_cast<int64_t>(grown));
+    }
   }
   return t;
 }

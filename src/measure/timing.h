@@ -1,7 +1,8 @@
 // The timing protocol every latency comes from (ARCHITECTURE.md, "Measurement protocol"): warm-up
-// runs, then `number` grown until one timing of `number` back-to-back runs lasts at least
-// `min_repeat_ms`, then `repeat` timings each averaging `number` runs, with an optional cache flush
-// before each. All costs are kept; the median is quoted (Record::median_cost).
+// runs, then `repeat` timings, each the mean of `number` back-to-back runs, with an optional cache
+// flush before each. The first timing calibrates `number`: it is taken again with a larger `number`
+// until it lasts at least `min_repeat_ms`, and only the one that does is kept. All costs are kept;
+// the median is quoted (Record::median_cost).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@ namespace tensorperf::measure {
 struct TimingOptions {
   int warmup = 1;                // untimed runs before calibrating `number`
   int repeat = 3;                // timings reported (costs); REQUIRES: >= 1
-  double min_repeat_ms = 100;    // one timing lasts at least this long
+  double min_repeat_ms = 50;     // one timing lasts at least this long
   int64_t max_number = 1 << 20;  // cap on `number` (kernels faster than min_repeat_ms / max_number)
   bool flush_cache = false;      // write a buffer larger than the last-level cache before each timing
   int64_t flush_bytes = 0;       // size of that buffer; 0: 2x the L3 (sysconf), capped at 256 MiB
