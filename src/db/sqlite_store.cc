@@ -125,8 +125,9 @@ class SqliteStore final : public RecordStore {
     return rc == SQLITE_DONE ? Status::Ok() : error(what);
   }
   // The id of `key` in a table of unique keys, inserting the row (bind_rest binds its other columns).
-  Result<int64_t> intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key,
-                         IdCache& cache, const std::function<void(Stmt&)>& bind_rest);
+  template <typename BindRest>
+  Result<int64_t> intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key, IdCache& cache,
+                         const BindRest& bind_rest);
   Status insert_locked(std::span<const ParsedRecord> batch, InsertCounts& counts);
   Status prepare_statements();
 
@@ -217,12 +218,12 @@ Status SqliteStore::prepare_statements() {
   return Status::Ok();
 }
 
-Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key,
-                                    IdCache& cache,
-                                    const std::function<void(Stmt&)>& bind_rest) {
+template <typename BindRest>
+Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key, IdCache& cache,
+                                    const BindRest& bind_rest) {
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   if (blob_key) ins.blob(1, key); else ins.text_static(1, key);
-  if (bind_rest) bind_rest(ins);
+  bind_rest(ins);
   int64_t id = 0;
   int rc = sqlite3_step(ins.get());
   if (rc == SQLITE_ROW) {  // inserted: RETURNING gave the new id
@@ -247,7 +248,7 @@ Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, 
 Status SqliteStore::insert_locked(std::span<const ParsedRecord> batch, InsertCounts& counts) {
   Statements& s = *stmts_;
   for (const ParsedRecord& r : batch) {
-    TP_ASSIGN_OR_RETURN(int64_t wid, intern(s.insert_workload, s.select_workload, r.workload_key, false, workload_ids_, {}));
+    TP_ASSIGN_OR_RETURN(int64_t wid, intern(s.insert_workload, s.select_workload, r.workload_key, false, workload_ids_, [](Stmt&) {}));
     std::string keys_json;
     TP_ASSIGN_OR_RETURN(int64_t did, intern(s.insert_device, s.select_device, r.device.key, false, device_ids_, [&](Stmt& st) {
                           keys_json = nlohmann::json(r.device.keys).dump(-1, ' ', false,
