@@ -39,7 +39,8 @@ TEST(ProfileCommand, SqueezeNetGetsRecordsForEveryWorkloadAndResumes) {
   auto [tasks_rc, tasks_out] = run(bin + " tasks --model squeezenet1_1 --json");
   ASSERT_EQ(tasks_rc, 0) << tasks_out;
   std::set<std::string> workloads;
-  for (const auto& t : nlohmann::json::parse(tasks_out)["tasks"]) workloads.insert(t["key"].get<std::string>());
+  const nlohmann::json listed = nlohmann::json::parse(tasks_out);
+  for (const auto& t : listed["tasks"]) workloads.insert(t["key"].get<std::string>());
   ASSERT_GT(workloads.size(), 10u);
 
   const std::string profile = env + bin + " profile --model squeezenet1_1 --configs-per-task 2 --threads 1" +
