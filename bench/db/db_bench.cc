@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -158,6 +159,11 @@ int main(int argc, char** argv) {
     char tmpl[] = "/tmp/tensorperf-db-bench-XXXXXX";
     if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a temp dir");
     std::string dir = tmpl;
+    // Removes the replicated log (hundreds of MB) however the run ends.
+    std::unique_ptr<std::string, void (*)(std::string*)> cleanup(&dir, [](std::string* d) {
+      std::error_code ec;
+      std::filesystem::remove_all(*d, ec);
+    });
     std::string log = dir + "/tophub-replicated.log";
     {
       std::fprintf(stderr, "writing %lld replicated records to %s\n", static_cast<long long>(o.records), log.c_str());
@@ -180,7 +186,6 @@ int main(int argc, char** argv) {
         throw std::runtime_error("unknown backend " + b);
       }
     }
-    std::filesystem::remove_all(dir);
     if (o.json) {
       nlohmann::json out = nlohmann::json::array();
       for (const auto& r : rows)
