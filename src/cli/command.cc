@@ -8,6 +8,8 @@ void register_commands(CLI::App& app) {
       register_models_command,
       register_tasks_command,
       register_graph_command,
+      register_profile_command,
+      register_db_command,
   };
   for (Register r : kCommands) r(app);
 }
