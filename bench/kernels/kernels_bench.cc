@@ -215,6 +215,7 @@ int run(int argc, char** argv) {
       random_run_s += m.run_s;
       ++random_count;
       if (!m.seconds) ++random_errors;
+      if (verbose && !m.seconds) std::cerr << "\n  error: " << m.error.substr(0, 300) << std::flush;
       if (m.seconds && (!best_random.seconds || *m.seconds < *best_random.seconds)) {
         best_random = m;
         best_random_config = c;
@@ -271,6 +272,7 @@ int run(int argc, char** argv) {
         std::cerr << "s" << std::flush;
       }
       if (known.seconds) best_known[w.key()] = known_config;
+      else known.error = "no candidate config ran";
     } else if (auto it = best_known.find(w.key()); it != best_known.end()) {
       known_config = it->second;
       known = measure(ctx, [&] { return halide.compile(w, known_config, options); });

@@ -93,9 +93,9 @@ Result<Program> pool_build(const ir::Workload& w, const Knobs& kn) {
   if (vw > 1) out.vectorize(x, vw, TailStrategy::GuardWithIf);
   pooled.compute_at(out, x);
   pooled.update().reorder(x, r.x, r.y);
-  if (vw > 1) {
-    pooled.vectorize(x);
-    pooled.update().vectorize(x);
+  if (vw > 1) {  // the last vector of a row may be partial: guarded lanes
+    pooled.vectorize(x, vw, TailStrategy::GuardWithIf);
+    pooled.update().vectorize(x, vw, TailStrategy::GuardWithIf);
   }
   if (unroll) pooled.update().unroll(r.x);
   if (pad_at == "root") padded.compute_root().parallel(n);
