@@ -1,5 +1,6 @@
 #include "measure/runner.h"
 
+#include <dlfcn.h>
 #include <sys/mman.h>
 
 #include <chrono>
@@ -31,8 +32,13 @@ std::vector<const kernels::HostTensor*> pointers(const std::vector<kernels::Host
 void enter_device(const Device& d) {
   (void)pin_current_thread(pinned_cpus(d.threads));  // unpinned still measures, only noisier
   std::string n = std::to_string(d.threads);
-  ::setenv("HL_NUM_THREADS", n.c_str(), 1);
+  ::setenv("HL_NUM_THREADS", n.c_str(), 1);  // Halide reads it when its pool starts, in this worker
   ::setenv("OMP_NUM_THREADS", n.c_str(), 1);
+  // OpenMP (oneDNN's runtime) read OMP_NUM_THREADS when it was loaded, before this fork, and would
+  // start one thread per CPU of the profiler, all pinned to the worker's CPUs: a 1-thread device
+  // then spends ~8 ms per kernel in barriers. When the process has OpenMP, set its count directly.
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) set(d.threads);
 }
 
 std::string clip(std::string s, size_t n = 1500) {
