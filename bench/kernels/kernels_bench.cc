@@ -3,6 +3,8 @@
 // small space) and the best known config (data/best_known/<model>_<device>.jsonl, written by
 // --search). Times are in-process medians of repeats (the measure layer does the isolated protocol);
 // each kernel's output is checked once against the reference.
+#include <time.h>
+
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
@@ -31,19 +33,29 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// The timing clock: wall time, or this process's CPU time (--clock cpu: for one thread on a shared,
+// busy machine, where wall time mostly measures the other tenants).
+bool g_cpu_clock = false;
+double now_seconds() {
+  if (!g_cpu_clock) return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 // Median seconds per run: one warm-up, `number` grown until a timing lasts >= min_ms, `repeat` timings.
 Result<double> time_kernel(Kernel& k, const std::vector<const HostTensor*>& in, HostTensor& out, double min_ms,
                            int repeat) {
   TP_RETURN_IF_ERROR(k.run(in, out));
-  auto t0 = Clock::now();
+  double t0 = now_seconds();
   TP_RETURN_IF_ERROR(k.run(in, out));
-  double once = std::max(seconds_since(t0), 1e-7);
+  double once = std::max(now_seconds() - t0, 1e-7);
   int number = std::max(1, static_cast<int>(std::ceil(min_ms * 1e-3 / once)));
   std::vector<double> times;
   for (int r = 0; r < repeat; ++r) {
-    auto t = Clock::now();
+    double t = now_seconds();
     for (int i = 0; i < number; ++i) TP_RETURN_IF_ERROR(k.run(in, out));
-    times.push_back(seconds_since(t) / number);
+    times.push_back((now_seconds() - t) / number);
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
@@ -149,9 +161,16 @@ int run(int argc, char** argv) {
   app.add_option("--best-known", best_path, "best known configs (JSON lines); default data/best_known/<model>_<device>.jsonl");
   app.add_flag("--search", search, "try the hand-picked candidates and write the best per workload to --best-known");
   app.add_flag("!--no-autoschedule", autoschedule, "skip Halide's autoschedulers");
+  std::string clock = "wall";
+  app.add_option("--clock", clock, "wall, or cpu (process CPU time; needs --threads 1)")->check(CLI::IsMember({"wall", "cpu"}));
   app.add_flag("--json", json, "machine-readable output");
   app.add_flag("--verbose", verbose, "print each random config before compiling it");
   CLI11_PARSE(app, argc, argv);
+  g_cpu_clock = clock == "cpu";
+  if (g_cpu_clock && threads != 1) {
+    std::cerr << "kernels_bench: --clock cpu sums all threads' CPU time: use it with --threads 1\n";
+    return 1;
+  }
 
   std::string device = device_label(target, threads);
   if (best_path.empty()) best_path = std::string(TENSORPERF_SOURCE_DIR) + "/data/best_known/" + model + "_" + device + ".jsonl";
@@ -193,7 +212,11 @@ int run(int argc, char** argv) {
       return 1;
     }
     std::cerr << "[" << short_name(w) << "]" << std::flush;
-    nlohmann::json row = {{"workload", w.key()}, {"name", short_name(w)}, {"count", task.count}, {"gflop", w.flops() * 1e-9}};
+    nlohmann::json row = {{"workload", w.key()},
+                          {"name", short_name(w)},
+                          {"count", task.count},
+                          {"gflop", w.flops() * 1e-9},
+                          {"space_size", halide.space(w).size()}};
     auto record = [&](const std::string& column, const Measured& m, const Config* c = nullptr) {
       row[column] = m.seconds ? nlohmann::json{{"ms", *m.seconds * 1e3}, {"gflops", gflops(w, m)}}
                               : nlohmann::json{{"error", m.error}};
@@ -308,6 +331,7 @@ int run(int argc, char** argv) {
       {"device", device},
       {"threads", threads},
       {"target", target},
+      {"clock", clock},
       {"geomean_best_known_vs_onednn", geomean(ratios_known)},
       {"geomean_best_random_vs_onednn", geomean(ratios_random)},
       {"profiling", {{"configs", random_count},
@@ -323,12 +347,13 @@ int run(int argc, char** argv) {
   std::vector<std::string> columns = {"default", "best_random"};
   if (autoschedule) columns.insert(columns.end(), kernels::autoscheduler_names().begin(), kernels::autoscheduler_names().end());
   columns.insert(columns.end(), {"onednn", "best_known"});
-  fmt::print("{} on {} ({} threads, target {}): ms (GFLOP/s)\n", model, device, threads, target);
-  fmt::print("{:<30} {:>3}", "workload", "n");
+  fmt::print("{} on {} ({} threads, target {}, {} clock): ms (GFLOP/s)\n", model, device, threads, target, clock);
+  fmt::print("{:<30} {:>3} {:>8}", "workload", "n", "space");
   for (const auto& c : columns) fmt::print(" {:>15}", c);
   fmt::print(" {:>8}\n", "bk/onednn");
   for (const auto& row : rows) {
-    fmt::print("{:<30} {:>3}", row["name"].get<std::string>(), row["count"].get<int64_t>());
+    fmt::print("{:<30} {:>3} {:>8.2g}", row["name"].get<std::string>(), row["count"].get<int64_t>(),
+               row["space_size"].get<double>());
     for (const auto& c : columns) {
       if (!row.contains(c)) fmt::print(" {:>15}", "-");
       else if (row[c].contains("ms")) fmt::print(" {:>15}", fmt::format("{:.3f} ({:.0f})", row[c]["ms"].get<double>(), row[c]["gflops"].get<double>()));
