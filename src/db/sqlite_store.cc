@@ -3,10 +3,18 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <array>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
 #include <nlohmann/json.hpp>
+
+#include "db/content_hash.h"
 
 namespace tensorperf::db {
 namespace {
@@ -35,6 +43,17 @@ CREATE INDEX records_best ON records(workload_id, device_id, mean_cost) WHERE er
 )sql",
 };
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
+
+// The best-config index, as the migrations create it. A batch large relative to the table drops it
+// and builds it again (one sort) in the batch's transaction instead of inserting each row into it:
+// cheaper when the batch has at least kRebuildMinBatch records and the table holds at most
+// kRebuildMaxRatio times as many rows as the batch. Readers never see the table without it (they
+// read the last committed snapshot) and a killed import rolls the drop back with the rest.
+constexpr const char* kDropBestIndex = "DROP INDEX records_best";
+constexpr const char* kCreateBestIndex =
+    "CREATE INDEX records_best ON records(workload_id, device_id, mean_cost) WHERE error_no = 0";
+constexpr size_t kRebuildMinBatch = 20000;
+constexpr int64_t kRebuildMaxRatio = 4;
 
 class Stmt {
  public:
@@ -80,6 +99,39 @@ struct KeyHash {
 };
 using IdCache = std::unordered_map<std::string, int64_t, KeyHash, std::equal_to<>>;
 
+// Content hash (kContentHashBytes raw bytes) -> id, without a heap string per entry: the hash is
+// already uniformly distributed, so its first 8 bytes are the bucket hash.
+struct HashKey {
+  std::array<char, kContentHashBytes> bytes;
+  bool operator==(const HashKey&) const = default;
+};
+struct HashKeyHash {
+  size_t operator()(const HashKey& k) const {
+    uint64_t h;
+    std::memcpy(&h, k.bytes.data(), sizeof h);
+    return static_cast<size_t>(h);
+  }
+};
+class HashIdCache {
+ public:
+  std::optional<int64_t> find(std::string_view hash) const {
+    auto it = map_.find(key(hash));
+    return it == map_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
+  void emplace(std::string_view hash, int64_t id) { map_.emplace(key(hash), id); }
+  size_t size() const { return map_.size(); }
+  void clear() { map_.clear(); }
+
+ private:
+  static HashKey key(std::string_view hash) {
+    if (hash.size() != kContentHashBytes) throw std::logic_error("a content hash has the wrong size");
+    HashKey k;
+    std::memcpy(k.bytes.data(), hash.data(), kContentHashBytes);
+    return k;
+  }
+  std::unordered_map<HashKey, int64_t, HashKeyHash> map_;
+};
+
 class SqliteStore final : public RecordStore {
  public:
   SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
@@ -104,7 +156,7 @@ class SqliteStore final : public RecordStore {
  private:
   struct Statements {
     Stmt insert_workload, select_workload, insert_device, select_device, insert_config, select_config,
-        insert_record, top;
+        insert_record, top, max_record_id;
   };
 
   Status exec(const char* sql) {
@@ -125,17 +177,20 @@ class SqliteStore final : public RecordStore {
     return rc == SQLITE_DONE ? Status::Ok() : error(what);
   }
   // The id of `key` in a table of unique keys, inserting the row (bind_rest binds its other columns).
-  template <typename BindRest>
-  Result<int64_t> intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key, IdCache& cache,
+  template <typename Cache, typename BindRest>
+  Result<int64_t> intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key, Cache& cache,
                          const BindRest& bind_rest);
   Status insert_locked(std::span<const ParsedRecord> batch, InsertCounts& counts);
+  // Whether a batch of `batch_size` records should rebuild the best-config index (see kCreateBestIndex).
+  Result<bool> rebuild_best_index(size_t batch_size);
   Status prepare_statements();
 
   sqlite3* db_;
   std::string path_;
   std::unique_ptr<Statements> stmts_;
   // Ids of rows known to be committed, so a batch looks each key up once per process.
-  IdCache workload_ids_, device_ids_, config_ids_;
+  IdCache workload_ids_, device_ids_;
+  HashIdCache config_ids_;
 };
 
 Status SqliteStore::init(OpenMode mode) {
@@ -209,6 +264,7 @@ Status SqliteStore::prepare_statements() {
       db_, "INSERT INTO records(hash, format, workload_id, device_id, config_id, error_no, mean_cost, costs, "
            "build_time, timestamp, version, line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
            "ON CONFLICT(hash) DO NOTHING"));
+  TP_RETURN_IF_ERROR(s.max_record_id.prepare(db_, "SELECT coalesce(max(id), 0) FROM records"));
   TP_RETURN_IF_ERROR(s.top.prepare(
       db_, "SELECT r.id, r.format, c.body, r.line, r.error_no, r.mean_cost, r.timestamp FROM records r "
            "JOIN configs c ON c.id = r.config_id "
@@ -218,10 +274,14 @@ Status SqliteStore::prepare_statements() {
   return Status::Ok();
 }
 
-template <typename BindRest>
-Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key, IdCache& cache,
+template <typename Cache, typename BindRest>
+Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key, Cache& cache,
                                     const BindRest& bind_rest) {
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  if constexpr (std::is_same_v<Cache, IdCache>) {
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  } else {
+    if (auto id = cache.find(key)) return *id;
+  }
   if (blob_key) ins.blob(1, key); else ins.text_static(1, key);
   bind_rest(ins);
   int64_t id = 0;
@@ -241,7 +301,8 @@ Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, 
   }
   // Bounded: configs rarely repeat in bulk imports, and a miss costs one indexed lookup.
   if (cache.size() >= kMaxCachedIds) cache.clear();
-  cache.emplace(std::string(key), id);
+  if constexpr (std::is_same_v<Cache, IdCache>) cache.emplace(std::string(key), id);
+  else cache.emplace(key, id);
   return id;
 }
 
@@ -281,10 +342,24 @@ Status SqliteStore::insert_locked(std::span<const ParsedRecord> batch, InsertCou
   return Status::Ok();
 }
 
+Result<bool> SqliteStore::rebuild_best_index(size_t batch_size) {
+  if (batch_size < kRebuildMinBatch) return false;
+  Stmt& rows = stmts_->max_record_id;  // ids only grow: max(id) bounds the row count from above
+  int rc = sqlite3_step(rows.get());
+  int64_t n = rc == SQLITE_ROW ? rows.column_int(0) : 0;
+  rows.reset();
+  if (rc != SQLITE_ROW) return error("counting records");
+  return n <= kRebuildMaxRatio * static_cast<int64_t>(batch_size);
+}
+
 Status SqliteStore::insert(std::span<const ParsedRecord> batch, InsertCounts& counts) {
   TP_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
   InsertCounts local;
-  Status s = insert_locked(batch, local);
+  Result<bool> rebuild = rebuild_best_index(batch.size());
+  Status s = rebuild.status();
+  if (s.ok() && *rebuild) s = exec(kDropBestIndex);
+  if (s.ok()) s = insert_locked(batch, local);
+  if (s.ok() && *rebuild) s = exec(kCreateBestIndex);
   if (s.ok()) s = exec("COMMIT");
   if (!s.ok()) {
     (void)exec("ROLLBACK");
@@ -451,6 +526,11 @@ Result<std::unique_ptr<RecordStore>> open_sqlite_store(const std::string& path, 
   bool exists = ::stat(path.c_str(), &st) == 0;
   if (!exists && mode == OpenMode::kExisting)
     return Status::NotFound("no database at " + path + "; create it with `tensorperf db init --db " + path + "`");
+  // Before SQLite's first use in the process: without memory statistics, SQLite's allocator takes
+  // no global mutex (a few percent of a bulk import). Refused (and harmless) when SQLite is already
+  // initialised.
+  static std::once_flag configured;
+  std::call_once(configured, [] { (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
   sqlite3* db = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {

@@ -1,5 +1,8 @@
 #include "db/record_store.h"
 
+#include <sqlite3.h>
+
+#include <map>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -214,6 +217,53 @@ TEST_P(RecordStoreTest, ListsDevicesAndWorkloadsWithCounts) {
   for (const auto& [component, version] : stats->build_info)
     if (component == "tensorperf") has_version = version == measure::tensorperf_version();
   EXPECT_TRUE(has_version);
+}
+
+TEST_P(RecordStoreTest, LargeBatchesRankLikeSmallOnes) {
+  // A batch this large makes the SQLite store rebuild its best-config index instead of updating it
+  // row by row; the batches before and after it update it row by row.
+  auto store = open();
+  ASSERT_TRUE(store);
+  const std::string t = "llvm -mcpu=core-avx2";
+  constexpr int kWorkloads = 50, kBig = 25000;
+  std::map<int, std::pair<double, int>> best;  // arg -> (cost, config index) of the expected best
+  auto add = [&](std::string& text, int arg, double cost, int index) {
+    text += v02(t, arg, cost, index) + "\n";
+    auto [it, added] = best.emplace(arg, std::pair(cost, index));
+    if (!added && cost < it->second.first) it->second = {cost, index};  // ties keep the earlier record
+  };
+  std::string small;
+  add(small, 1, 0.5, 1);
+  add(small, 2, 2e-3, 2);
+  import_text(*store, small);
+  std::string big;
+  for (int i = 0; i < kBig; ++i) add(big, 1 + i % kWorkloads, 1e-3 * (1 + (i * 7919) % 1000), 10 + i);
+  db::ImportOptions options;
+  options.batch_size = kBig;
+  EXPECT_EQ(import_text(*store, big, nullptr, options).inserted, kBig);
+  std::string after;
+  add(after, 7, 1e-7, kBig + 100);
+  import_text(*store, after);
+  for (int arg : {1, 2, 7, 33, kWorkloads}) {
+    auto top = db::best_configs(*store, workload(arg), t, 1);
+    ASSERT_TRUE(top.ok()) << top.status().message();
+    ASSERT_EQ(top->records.size(), 1u) << arg;
+    EXPECT_DOUBLE_EQ(*top->records[0].mean_cost, best[arg].first) << arg;
+    EXPECT_THAT(top->records[0].line, ::testing::HasSubstr("\"index\": " + std::to_string(best[arg].second) + ","))
+        << arg;
+  }
+  if (GetParam() == Backend::kSqlite) {  // the rebuilt index is there for the queries to use
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(url_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* q = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'records_best'",
+                                 -1, &q, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int(q, 0), 1);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+  }
 }
 
 TEST_P(RecordStoreTest, OpeningAnExistingStoreRequiresInit) {
