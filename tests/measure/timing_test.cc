@@ -67,10 +67,6 @@ TEST(Timing, CacheFlushMakesEachTimingCold) {
     sink = s;
     return Status::Ok();
   };
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
   TimingOptions o;
   o.min_repeat_ms = 0;
   o.repeat = 5;
@@ -80,7 +76,10 @@ TEST(Timing, CacheFlushMakesEachTimingCold) {
   auto cold = time_runs(run, o);
   ASSERT_TRUE(hot.ok() && cold.ok());
   EXPECT_EQ(cold->costs.size(), 5u);
-  EXPECT_GT(median(cold->costs), median(hot->costs));
+  // The fastest of each: a concurrent test may evict the hot buffer now and then, but the fastest
+  // hot timing still reads from the caches and no cold timing does.
+  auto fastest = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+  EXPECT_GT(fastest(cold->costs), fastest(hot->costs));
 }
 
 TEST(Timing, FailingRunEndsTheTimingWithItsStatus) {
