@@ -23,11 +23,13 @@ TEST(Timing, NumberGrowsUntilOneTimingLastsMinRepeatMs) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ(t->costs.size(), 4u);
   EXPECT_GT(t->number, 1);
-  EXPECT_LE(t->number, 21);  // a 1 ms run needs at most 20 to fill 20 ms
-  for (double c : t->costs) {
-    EXPECT_GE(c, 1e-3);
-    EXPECT_GE(c * static_cast<double>(t->number), 20e-3 * 0.95);  // each timing filled min_repeat_ms
-  }
+  // A 1 ms run needs about 20 to fill 20 ms; when a slow sleep makes the estimate fall just short,
+  // one more step grows it by 1.618: never past 40.
+  EXPECT_LE(t->number, 40);
+  // The calibrating timing, kept as the first cost, is the one that reached min_repeat_ms; later
+  // timings run the same `number` and may be quicker when the machine is, but no run is under 1 ms.
+  EXPECT_GE(t->costs[0] * static_cast<double>(t->number), 20e-3);
+  for (double c : t->costs) EXPECT_GE(c, 1e-3);
   // warm-up + calibration + repeat * number runs.
   EXPECT_GE(calls, 1 + 4 * t->number);
 }
