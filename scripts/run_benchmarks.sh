@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `make bench`: every benchmark, each printing its table. Run on a quiet machine: they time things.
+set -euo pipefail
+BUILD_DIR=${1:-build}
+echo "== kernels: ResNet-18 workloads, schedules vs oneDNN"
+"$BUILD_DIR/bench/kernels/kernels_bench"
+echo
+echo "== db: import and best-config query at 1,000,000 records"
+"$BUILD_DIR/bench/db/db_bench"
