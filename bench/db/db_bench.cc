@@ -3,7 +3,8 @@
 // The replicas are the shared TopHub logs (../shared/data/tvm-logs/autotvm) with the config index
 // and the cost changed per replica, so every line is a distinct record of the same workloads and
 // devices (about 800 records per (workload, device)).
-// Usage: db_bench [--records N] [--queries Q] [--backends sqlite,postgresql] [--json]
+// Usage: db_bench [--records N] [--queries Q] [--batch N] [--backends sqlite,postgresql] [--json]
+// (--batch: records per import transaction, the importer's default unless given)
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -32,6 +33,7 @@ using tensorperf::db::LineParser;
 struct Options {
   int64_t records = 1000000;
   int queries = 20000;
+  size_t batch = tensorperf::db::ImportOptions{}.batch_size;
   std::vector<std::string> backends = {"sqlite", "postgresql"};
   bool json = false;
 };
@@ -95,14 +97,16 @@ struct Row {
 };
 
 Row run(const std::string& backend, const std::string& url, const std::string& log, int64_t n,
-        const std::vector<std::pair<std::string, std::string>>& keys, int queries) {
+        const std::vector<std::pair<std::string, std::string>>& keys, int queries, size_t batch) {
   Row row;
   row.backend = backend;
   auto store = tensorperf::db::open_store(url, tensorperf::db::OpenMode::kCreate);
   if (!store.ok()) throw std::runtime_error(store.status().message());
   std::fprintf(stderr, "%s: importing %lld records\n", backend.c_str(), static_cast<long long>(n));
   auto t0 = Clock::now();
-  auto report = tensorperf::db::import_file(**store, log, {}, {});
+  tensorperf::db::ImportOptions options;
+  options.batch_size = batch;
+  auto report = tensorperf::db::import_file(**store, log, options, {});
   row.import_s = std::chrono::duration<double>(Clock::now() - t0).count();
   if (!report.ok()) throw std::runtime_error(report.status().message());
   row.records = report->inserted;
@@ -132,6 +136,7 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--records" && i + 1 < argc) o.records = std::stoll(argv[++i]);
     else if (a == "--queries" && i + 1 < argc) o.queries = std::stoi(argv[++i]);
+    else if (a == "--batch" && i + 1 < argc) o.batch = std::stoul(argv[++i]);
     else if (a == "--backends" && i + 1 < argc) {
       o.backends.clear();
       std::string s = argv[++i];
@@ -143,7 +148,7 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--json") o.json = true;
     else {
-      std::fprintf(stderr, "usage: db_bench [--records N] [--queries Q] [--backends sqlite,postgresql] [--json]\n");
+      std::fprintf(stderr, "usage: db_bench [--records N] [--queries Q] [--batch N] [--backends sqlite,postgresql] [--json]\n");
       return 2;
     }
   }
@@ -175,13 +180,13 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     for (const auto& b : o.backends) {
       if (b == "sqlite") {
-        rows.push_back(run(b, dir + "/bench.db", log, o.records, keys, o.queries));
+        rows.push_back(run(b, dir + "/bench.db", log, o.records, keys, o.queries, o.batch));
       } else if (b == "postgresql") {
         auto server = tensorperf::testing::PgServer::start();
         if (!server.ok()) throw std::runtime_error("PostgreSQL did not start: " + server.status().message());
         auto url = (*server)->create_database("bench");
         if (!url.ok()) throw std::runtime_error(url.status().message());
-        rows.push_back(run(b, *url, log, o.records, keys, o.queries));
+        rows.push_back(run(b, *url, log, o.records, keys, o.queries, o.batch));
       } else {
         throw std::runtime_error("unknown backend " + b);
       }
