@@ -17,7 +17,6 @@ namespace {
 using Halide::Func;
 using Halide::ImageParam;
 using Halide::RDom;
-using Halide::RVar;
 using Halide::TailStrategy;
 using Halide::Var;
 
@@ -108,20 +107,7 @@ Result<Program> dense_build(const ir::Workload& w, const Knobs& kn) {
   if (par == "m") out.parallel(mto);
   else if (par == "rows") out.parallel(ro);
   acc.compute_at(out, mto);
-  RVar ko("ko"), ki("ki");
-  std::vector<Halide::VarOrRVar> loops;
-  Var lane = packed ? mi : m;
-  loops = {lane, r};
-  if (kb > 0 && kb < K) {
-    acc.update().split(k, ko, ki, kb, guard);
-    loops.insert(loops.end(), {ki, ko});
-  } else {
-    loops.push_back(k);
-  }
-  acc.update().reorder(loops);
-  acc.vectorize(lane, vw, guard);
-  acc.update().vectorize(lane, vw, guard).unroll(lane);
-  if (unroll) acc.update().unroll(r);
+  schedule_matrix_accumulator(acc, packed ? mi : m, r, k, kb, K, vw, unroll);
   return prog;
 }
 

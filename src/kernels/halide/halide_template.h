@@ -84,6 +84,13 @@ Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOp
 // The Halide target for a CompileOptions target string ("host" or a Halide target string).
 Result<Halide::Target> parse_target(const std::string& target);
 
+// Schedules a matrix product's accumulator `acc` (pure dims lane, row; update over the 1-D RDom `k`
+// of extent k_extent): the update loops lane, row, then k (split into ki inside ko when
+// 0 < k_block < k_extent), lane vectorised by vector_width and unrolled in the update, row unrolled
+// when unroll_rows. Shared by the dense and matmul templates.
+void schedule_matrix_accumulator(Halide::Func acc, Halide::Var lane, Halide::Var row, Halide::RDom k, int k_block,
+                                 int k_extent, int vector_width, bool unroll_rows);
+
 // Tail strategy knob value ("guard", "shift_inwards", "round_up") to Halide's enum.
 Result<Halide::TailStrategy> tail_strategy(const std::string& name);
 

@@ -17,7 +17,6 @@ using Halide::Expr;
 using Halide::Func;
 using Halide::ImageParam;
 using Halide::RDom;
-using Halide::RVar;
 using Halide::TailStrategy;
 using Halide::Var;
 
@@ -98,18 +97,7 @@ Result<Program> matmul_build(const ir::Workload& w, const Knobs& kn) {
   }
   if (par == "rows") out.parallel(outer);
   acc.compute_at(out, no);
-  std::vector<Halide::VarOrRVar> loops = {n, m};
-  RVar ko("ko"), ki("ki");
-  if (kb > 0 && kb < K) {
-    acc.update().split(k, ko, ki, kb, guard);
-    loops.insert(loops.end(), {ki, ko});
-  } else {
-    loops.push_back(k);
-  }
-  acc.update().reorder(loops);
-  acc.vectorize(n, vw, guard);
-  acc.update().vectorize(n, vw, guard).unroll(n);
-  if (unroll) acc.update().unroll(m);
+  schedule_matrix_accumulator(acc, n, m, k, kb, K, vw, unroll);
   return prog;
 }
 
