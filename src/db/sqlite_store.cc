@@ -252,13 +252,13 @@ Status SqliteStore::init(OpenMode mode) {
 Status SqliteStore::prepare_statements() {
   stmts_ = std::make_unique<Statements>();
   Statements& s = *stmts_;
-  TP_RETURN_IF_ERROR(s.insert_workload.prepare(db_, "INSERT INTO workloads(key) VALUES(?1) ON CONFLICT DO NOTHING RETURNING id"));
+  TP_RETURN_IF_ERROR(s.insert_workload.prepare(db_, "INSERT INTO workloads(key) VALUES(?1) ON CONFLICT DO NOTHING"));
   TP_RETURN_IF_ERROR(s.select_workload.prepare(db_, "SELECT id FROM workloads WHERE key = ?1"));
   TP_RETURN_IF_ERROR(s.insert_device.prepare(
-      db_, "INSERT INTO devices(key, target, target_keys, model, mcpu) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING RETURNING id"));
+      db_, "INSERT INTO devices(key, target, target_keys, model, mcpu) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"));
   TP_RETURN_IF_ERROR(s.select_device.prepare(db_, "SELECT id FROM devices WHERE key = ?1"));
   TP_RETURN_IF_ERROR(s.insert_config.prepare(
-      db_, "INSERT INTO configs(hash, provider, body) VALUES(?1, ?2, ?3) ON CONFLICT DO NOTHING RETURNING id"));
+      db_, "INSERT INTO configs(hash, provider, body) VALUES(?1, ?2, ?3) ON CONFLICT DO NOTHING"));
   TP_RETURN_IF_ERROR(s.select_config.prepare(db_, "SELECT id FROM configs WHERE hash = ?1"));
   TP_RETURN_IF_ERROR(s.insert_record.prepare(
       db_, "INSERT INTO records(hash, format, workload_id, device_id, config_id, error_no, mean_cost, costs, "
@@ -284,12 +284,11 @@ Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, 
   }
   if (blob_key) ins.blob(1, key); else ins.text_static(1, key);
   bind_rest(ins);
+  // Not RETURNING: SQLite gathers RETURNING rows in a temporary table first, which costs more than
+  // reading the new rowid.
   int64_t id = 0;
   int rc = sqlite3_step(ins.get());
-  if (rc == SQLITE_ROW) {  // inserted: RETURNING gave the new id
-    id = ins.column_int(0);
-    rc = sqlite3_step(ins.get());
-  }
+  if (rc == SQLITE_DONE && sqlite3_changes(db_) > 0) id = sqlite3_last_insert_rowid(db_);
   ins.reset();
   if (rc != SQLITE_DONE) return error("inserting a key");
   if (id == 0) {  // already there
