@@ -257,17 +257,7 @@ int run(int argc, char** argv) {
 
     Measured best_onednn;
     if (onednn.supports(w)) {
-      std::vector<Config> configs = {Config{"onednn", nlohmann::json::object()}};
-      for (const kernels::Knob& k : onednn.space(w).knobs) {
-        std::vector<Config> next;
-        for (const Config& c : configs)
-          for (const auto& v : k.values) {
-            Config d = c;
-            d.knobs[k.name] = v;
-            next.push_back(d);
-          }
-        configs = next;
-      }
+      std::vector<Config> configs = onednn.space(w).enumerate("onednn");
       Config best_onednn_config;
       for (const Config& c : configs) {
         Measured m = measure(ctx, [&] { return onednn.compile(w, c, options); });

@@ -54,6 +54,9 @@ struct Knob {
 struct ConfigSpace {
   std::vector<Knob> knobs;
   double size() const;  // product of value counts (double: spaces are huge)
+  // Every point, as configs of `provider`, the first knob varying slowest.
+  // REQUIRES: size() is small (oneDNN's spaces; Halide's are far too large).
+  std::vector<Config> enumerate(const std::string& provider) const;
 };
 
 class Provider {

@@ -10,21 +10,6 @@
 namespace tensorperf::kernels {
 namespace {
 
-// All points of a small space.
-std::vector<Config> all_configs(const ConfigSpace& space) {
-  std::vector<Config> configs = {Config{"onednn", nlohmann::json::object()}};
-  for (const Knob& k : space.knobs) {
-    std::vector<Config> next;
-    for (const Config& c : configs)
-      for (const auto& v : k.values) {
-        Config d = c;
-        d.knobs[k.name] = v;
-        next.push_back(d);
-      }
-    configs = next;
-  }
-  return configs;
-}
 
 TEST(OnednnProvider, EveryConfigMatchesReference) {
   const Provider& p = *find_provider("onednn").value();
@@ -32,7 +17,7 @@ TEST(OnednnProvider, EveryConfigMatchesReference) {
   int checked = 0;
   for (const ir::Workload& w : testing::coverage_workloads()) {
     if (!p.supports(w)) continue;
-    for (const Config& c : all_configs(p.space(w))) {
+    for (const Config& c : p.space(w).enumerate("onednn")) {
       auto kernel = p.compile(w, c, CompileOptions{"host", 2});
       if (!kernel.ok()) {
         // ceil-mode average pooling with padding counted is the one documented refusal.

@@ -43,3 +43,23 @@ TEST(ProviderRegistry, WrongProviderConfigIsRejected) {
 
 }  // namespace
 }  // namespace tensorperf::kernels
+
+namespace tensorperf::kernels {
+namespace {
+
+TEST(ConfigSpace, EnumerateVisitsEveryPointOnce) {
+  ConfigSpace space{{Knob{"format", {"any", "nchw"}}, Knob{"threads", {1, 2, 4}}}};
+  EXPECT_DOUBLE_EQ(space.size(), 6);
+  std::vector<Config> all = space.enumerate("onednn");
+  ASSERT_EQ(all.size(), 6u);
+  EXPECT_EQ(all.front().knobs, (nlohmann::json{{"format", "any"}, {"threads", 1}}));
+  EXPECT_EQ(all.back().knobs, (nlohmann::json{{"format", "nchw"}, {"threads", 4}}));
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i].provider, "onednn");
+    for (size_t j = i + 1; j < all.size(); ++j) EXPECT_NE(all[i].knobs, all[j].knobs);
+  }
+  EXPECT_EQ(ConfigSpace{}.enumerate("halide").size(), 1u);  // the empty space has one point
+}
+
+}  // namespace
+}  // namespace tensorperf::kernels
