@@ -33,8 +33,10 @@ std::string ProgressBar::format_duration(double seconds) {
 std::string ProgressBar::render(int64_t done, int64_t total, double elapsed_s, const std::string& label, size_t width) {
   constexpr int kBar = 20;
   int filled = total > 0 ? static_cast<int>(kBar * done / total) : kBar;
-  std::string line = "[" + std::string(filled, '#') + std::string(kBar - filled, '.') + "] " + std::to_string(done) +
-                     "/" + std::to_string(total) + "  " + format_duration(elapsed_s) + " elapsed";
+  std::string line(1, '[');
+  line.append(filled, '#').append(kBar - filled, '.').append("] ");
+  line.append(std::to_string(done)).append("/").append(std::to_string(total));
+  line.append("  ").append(format_duration(elapsed_s)).append(" elapsed");
   if (done > 0 && done < total)
     line += "  ETA " + format_duration(elapsed_s * static_cast<double>(total - done) / static_cast<double>(done));
   if (!label.empty()) line += "  " + label;
