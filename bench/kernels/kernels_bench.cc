@@ -275,7 +275,12 @@ int run(int argc, char** argv) {
     if (search) {
       std::vector<Config> candidates = candidate_configs(w, vw);
       if (best_random.seconds) candidates.push_back(best_random_config);
-      if (auto it = best_known.find(w.key()); it != best_known.end()) candidates.push_back(it->second);
+      // Every stored config of this workload or of a twin that differs only in its epilogue (the
+      // same loop nest): a good schedule for one is a candidate for the other.
+      const std::string key = w.key();
+      const std::string nest = key.substr(0, key.rfind('|') + 1);
+      for (const auto& [other, c] : best_known)
+        if (other.compare(0, nest.size(), nest) == 0) candidates.push_back(c);
       for (const Config& c : candidates) {
         Measured m = measure(ctx, [&] { return halide.compile(w, c, options); });
         if (m.seconds && (!known.seconds || *m.seconds < *known.seconds)) {
