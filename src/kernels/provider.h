@@ -67,7 +67,9 @@ class Provider {
   virtual ConfigSpace space(const ir::Workload& w) const = 0;
   // A simple default schedule that always compiles.
   virtual Config default_config(const ir::Workload& w) const = 0;
-  // Instantiation errors (bad knob values) are InvalidArgument; compile failures are Internal.
+  // Instantiation errors (bad knob values, or a schedule Halide rejects for this workload, as
+  // AutoTVM raises InstantiationError at schedule time) are InvalidArgument; failures of the
+  // compiler itself are Internal.
   virtual Result<std::unique_ptr<Kernel>> compile(const ir::Workload& w, const Config& c,
                                                   const CompileOptions& options) const = 0;
 };
