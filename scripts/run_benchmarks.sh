@@ -3,7 +3,7 @@
 set -euo pipefail
 BUILD_DIR=${1:-build}
 echo "== kernels: ResNet-18 workloads, schedules vs oneDNN"
-"$BUILD_DIR/bench/kernels/kernels_bench"
+"$BUILD_DIR/bench/kernels/kernels_bench" --ops all
 echo
 echo "== db: import and best-config query at 1,000,000 records"
 "$BUILD_DIR/bench/db/db_bench"
