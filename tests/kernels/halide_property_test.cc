@@ -74,6 +74,63 @@ TEST(HalideProperty, BlockedConvSchedulesMatchReference) {
     }
 }
 
+// Row strips of several tile rows (the deep ResNet-18 convs' shapes, shrunk): 7x7 outputs from a 7x7
+// input and from a 14x14 input at stride 2 (3x3 padded and 1x1 unpadded), with strips that divide the
+// tile rows, leave a short last strip (3 of 7), or cover the whole height (0); tile_y 2 leaves a
+// partial last tile; 48 output channels leave a partial channel block.
+TEST(HalideProperty, StripConvSchedulesMatchReference) {
+  const Provider& p = *find_provider("halide").value();
+  std::mt19937_64 rng(11);
+  auto attrs = [](int64_t stride, int64_t pad) {
+    return ir::Attrs{{"strides", std::vector<int64_t>{stride, stride}},
+                     {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+                     {"dilations", std::vector<int64_t>{1, 1}},
+                     {"groups", int64_t{1}}};
+  };
+  const std::vector<ir::Workload> workloads = {
+      testing::make_workload(ir::OpKind::kConv2d, {{1, 32, 7, 7}, {48, 32, 3, 3}}, attrs(1, 1), {"bias", "relu"}),
+      testing::make_workload(ir::OpKind::kConv2d, {{1, 32, 14, 14}, {48, 32, 3, 3}}, attrs(2, 1), {"bias", "relu"}),
+      testing::make_workload(ir::OpKind::kConv2d, {{1, 32, 14, 14}, {48, 32, 1, 1}}, attrs(2, 0), {"bias"}),
+  };
+  struct Case {
+    std::string layout, at, pad, tail;
+    int ty, strip;
+  };
+  const std::vector<Case> cases = {
+      {"nchwc", "row", "root", "guard", 1, 2},  {"nchwc", "row", "row", "guard", 1, 3},
+      {"nchwc", "row", "root", "guard", 1, 0},  {"nchwc", "row", "inline", "shift_inwards", 2, 2},
+      {"nchwc", "row", "row", "guard", 2, 0},   {"nchwc", "tile", "row", "guard", 1, 4},
+      {"nchwc", "tile", "root", "shift_inwards", 2, 3}, {"nchw", "row", "row", "guard", 2, 2},
+  };
+  for (const ir::Workload& w : workloads) {
+    ASSERT_EQ(w.output.shape[2], 7) << w.key();
+    for (const Case& c : cases) {
+      nlohmann::json k = {{"layout", c.layout},    {"oc_block", c.layout == "nchwc" ? 32 : 4},
+                          {"vector_width", 8},     {"tile_x", c.layout == "nchwc" ? 4 : 8},
+                          {"tile_y", c.ty},        {"tail", c.tail},
+                          {"compute_at", c.at},    {"rc_block", 8},
+                          {"reduce_order", "c_k"}, {"pad", c.pad},
+                          {"unroll", 1},           {"parallel", "rows"},
+                          {"strip", c.strip}};
+      EXPECT_TRUE(check_config(p, w, Config{"halide", k}, rng)) << k.dump();
+    }
+  }
+}
+
+// Configs stored before the strip knob existed still build (as strip 1); a negative strip is an
+// instantiation error.
+TEST(HalideProperty, ConvWithoutStripKnobBuilds) {
+  const Provider& p = *find_provider("halide").value();
+  std::mt19937_64 rng(5);
+  ir::Workload w = testing::coverage_workloads()[0];
+  Config c = p.default_config(w);
+  ASSERT_TRUE(c.knobs.contains("strip"));
+  c.knobs.erase("strip");
+  EXPECT_TRUE(check_config(p, w, c, rng));
+  c.knobs["strip"] = -1;
+  EXPECT_EQ(p.compile(w, c, CompileOptions{}).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(HalideProperty, InvalidKnobsAreInstantiationErrors) {
   const Provider& p = *find_provider("halide").value();
   ir::Workload w = testing::coverage_workloads()[0];

@@ -17,6 +17,14 @@
 //                 whole input first), "row" (padded rows per parallel task)
 //   unroll        1: unroll the register tile
 //   parallel      "rows": channel blocks x row strips; "oc": channel blocks; "none"
+//   strip         register-tile rows (tile_y output rows each) per row strip: the unit of a "rows"
+//                 parallel task, of compute_at "row" and of pad "row" (0: the whole output height;
+//                 clamped to it). With compute_at "row" a strip loops rc blocks -> tile rows -> tiles
+//                 -> the reduction inside, so one weight block (oc_block x rc_block x KH x KW) is
+//                 reused over every pixel of the strip. 1 (the value when absent, as in configs stored
+//                 before the knob): strips of tile_y rows.
+#include <algorithm>
+
 #include "kernels/halide/halide_template.h"
 
 namespace tensorperf::kernels::halide {
@@ -65,13 +73,14 @@ ConfigSpace conv2d_space(const ir::Workload&) {
       {"pad", {J("inline"), J("root"), J("row")}},
       {"unroll", {J(0), J(1)}},
       {"parallel", {J("rows"), J("oc"), J("none")}},
+      {"strip", {J(1), J(2), J(4), J(7), J(14), J(0)}},
   }};
 }
 
 nlohmann::json conv2d_default(const ir::Workload&) {
   return {{"layout", "nchw"}, {"oc_block", 1},      {"vector_width", 8},     {"tile_x", 8},
           {"tile_y", 1},      {"tail", "guard"},      {"compute_at", "tile"}, {"rc_block", 0},       {"reduce_order", "c_k"},
-          {"pad", "root"},    {"unroll", 0},        {"parallel", "rows"}};
+          {"pad", "root"},    {"unroll", 0},        {"parallel", "rows"}, {"strip", 1}};
 }
 
 // w[O][Cg][KH][KW] -> packed(oi, rc, kx, ky, oo) (Halide order), zero for channels >= O.
@@ -104,10 +113,11 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   TP_ASSIGN_OR_RETURN(std::string pad_at, k.get_string("pad"));
   TP_ASSIGN_OR_RETURN(int unroll, k.get_int("unroll"));
   TP_ASSIGN_OR_RETURN(std::string par, k.get_string("parallel"));
+  TP_ASSIGN_OR_RETURN(int strip, k.get_int("strip", 1));
   const bool blocked = layout == "nchwc";
   if (!blocked && layout != "nchw") return Status::InvalidArgument("layout must be nchwc or nchw, got '" + layout + "'");
-  if (ob < 1 || vw < 1 || tx < 1 || ty < 1 || rcb < 0)
-    return Status::InvalidArgument("oc_block, vector_width, tile_x, tile_y must be >= 1 and rc_block >= 0");
+  if (ob < 1 || vw < 1 || tx < 1 || ty < 1 || rcb < 0 || strip < 0)
+    return Status::InvalidArgument("oc_block, vector_width, tile_x, tile_y must be >= 1 and rc_block, strip >= 0");
   if (blocked && ob % vw != 0)
     return Status::InvalidArgument("nchwc needs oc_block (" + std::to_string(ob) + ") to be a multiple of vector_width (" +
                                    std::to_string(vw) + ")");
@@ -169,10 +179,21 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   Var xo("xo"), xi("xi"), yo("yo"), yi("yi"), ooo("ooo"), oii("oii"), task("task");
   const TailStrategy guard = TailStrategy::GuardWithIf;
   out.split(o, ooo, oii, ob, guard).split(oy, yo, yi, ty, tail).split(ox, xo, xi, tx, tail);
-  out.reorder(xi, oii, yi, xo, yo, ooo, n);
-  Var row_loop = yo;
+  // Row strips of `strip` tile rows (yt: tile rows inside a strip, ys: strips); one strip of a
+  // single tile row keeps the loop nest from before the knob.
+  const int tile_rows = (s.OH + ty - 1) / ty;
+  const int strip_tiles = strip == 0 ? tile_rows : std::min(strip, tile_rows);
+  const bool strips = strip_tiles > 1;
+  Var ys("ys"), yt("yt");
+  if (strips) {
+    out.split(yo, ys, yt, strip_tiles, guard);
+    out.reorder(xi, oii, yi, xo, yt, ys, ooo, n);
+  } else {
+    out.reorder(xi, oii, yi, xo, yo, ooo, n);
+  }
+  Var row_loop = strips ? ys : yo;
   if (par == "rows") {
-    out.fuse(yo, ooo, task).parallel(task);
+    out.fuse(row_loop, ooo, task).parallel(task);
     row_loop = task;
   } else if (par == "oc") {
     out.parallel(ooo);
@@ -189,7 +210,7 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   else reduce_inner = {rkx, rky, rc_inner};
 
   Var cx = ox, cy = oy;
-  Var cxo("cxo"), cxi("cxi");
+  Var cxo("cxo"), cxi("cxi"), cyi("cyi");
   std::vector<Halide::VarOrRVar> loops;
   if (blocked) {
     conv.vectorize(oi, vw);  // the initialisation
@@ -209,17 +230,20 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
     if (split_rc) loops.push_back(rco);
   } else {
     conv.compute_at(out, row_loop);
-    Var tile_x("tile_x");
+    Var tile_x("tile_x"), tile_y("tile_y");
     conv.update().split(cx, tile_x, cxi, tx, guard);
+    if (strips) conv.update().split(cy, tile_y, cyi, ty, guard);
+    Var ry = strips ? cyi : cy;  // the register tile's rows
     if (blocked) {
-      loops.insert(loops.end(), {cxi, cy});
+      loops.insert(loops.end(), {cxi, ry});
     } else {
       Var vxi("vxi"), vxo("vxo");
       conv.update().split(cxi, vxo, vxi, vw, guard);
-      loops.insert(loops.end(), {vxi, vxo, o, cy});
+      loops.insert(loops.end(), {vxi, vxo, o, ry});
     }
     loops.insert(loops.end(), reduce_inner.begin(), reduce_inner.end());
     loops.push_back(tile_x);
+    if (strips) loops.push_back(tile_y);
     if (split_rc) loops.push_back(rco);
   }
   conv.update().reorder(loops);
@@ -227,11 +251,11 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   if (blocked) {
     conv.unroll(oi);
     conv.update().vectorize(oi, vw).unroll(oi);
-    if (unroll) conv.update().unroll(at == "tile" ? cx : cxi).unroll(cy);
+    if (unroll) conv.update().unroll(at == "tile" ? cx : cxi).unroll(at == "row" && strips ? cyi : cy);
   } else {
     conv.vectorize(ox, vw, guard);
     conv.update().vectorize(loops[0]);
-    if (unroll) conv.update().unroll(loops[1]).unroll(o).unroll(cy);
+    if (unroll) conv.update().unroll(loops[1]).unroll(o).unroll(at == "row" && strips ? cyi : cy);
   }
 
   if (pad_at == "root") {

@@ -29,13 +29,17 @@ struct Program {
   std::vector<int> output_view;  // empty: the output's own shape
 };
 
-// Typed, checked access to a config's knobs. Missing or mistyped knobs are InvalidArgument.
+// Typed, checked access to a config's knobs. Missing (unless given a fallback) or mistyped knobs are
+// InvalidArgument.
 // schedule() false asks a template for its algorithm alone (Program.output unscheduled), for the
 // autoschedulers; the knobs still choose the algorithm's layout.
 class Knobs {
  public:
   explicit Knobs(const nlohmann::json& knobs, bool schedule = true) : knobs_(knobs), schedule_(schedule) {}
   Result<int> get_int(const std::string& name) const;
+  // A knob added after configs were stored: `fallback` when the config lacks it (the value that
+  // reproduces the schedule from before the knob existed).
+  Result<int> get_int(const std::string& name, int fallback) const;
   Result<std::string> get_string(const std::string& name) const;
   bool schedule() const { return schedule_; }
 

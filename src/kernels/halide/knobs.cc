@@ -9,6 +9,11 @@ Result<int> Knobs::get_int(const std::string& name) const {
   return it->get<int>();
 }
 
+Result<int> Knobs::get_int(const std::string& name, int fallback) const {
+  if (!knobs_.contains(name)) return fallback;
+  return get_int(name);
+}
+
 Result<std::string> Knobs::get_string(const std::string& name) const {
   auto it = knobs_.find(name);
   if (it == knobs_.end()) return Status::InvalidArgument("config has no knob '" + name + "'");
