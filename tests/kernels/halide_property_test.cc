@@ -77,7 +77,8 @@ TEST(HalideProperty, BlockedConvSchedulesMatchReference) {
 // Row strips of several tile rows (the deep ResNet-18 convs' shapes, shrunk): 7x7 outputs from a 7x7
 // input and from a 14x14 input at stride 2 (3x3 padded and 1x1 unpadded), with strips that divide the
 // tile rows, leave a short last strip (3 of 7), or cover the whole height (0); tile_y 2 leaves a
-// partial last tile; 48 output channels leave a partial channel block.
+// partial last tile; 48 output channels leave a partial channel block. The root padded copy is split
+// into 8 or 3 (uneven) channel chunks, or one task per channel.
 TEST(HalideProperty, StripConvSchedulesMatchReference) {
   const Provider& p = *find_provider("halide").value();
   std::mt19937_64 rng(11);
@@ -94,13 +95,13 @@ TEST(HalideProperty, StripConvSchedulesMatchReference) {
   };
   struct Case {
     std::string layout, at, pad, tail;
-    int ty, strip;
+    int ty, strip, pad_tasks;
   };
   const std::vector<Case> cases = {
-      {"nchwc", "row", "root", "guard", 1, 2},  {"nchwc", "row", "row", "guard", 1, 3},
-      {"nchwc", "row", "root", "guard", 1, 0},  {"nchwc", "row", "inline", "shift_inwards", 2, 2},
-      {"nchwc", "row", "row", "guard", 2, 0},   {"nchwc", "tile", "row", "guard", 1, 4},
-      {"nchwc", "tile", "root", "shift_inwards", 2, 3}, {"nchw", "row", "row", "guard", 2, 2},
+      {"nchwc", "row", "root", "guard", 1, 2, 8},  {"nchwc", "row", "row", "guard", 1, 3, 0},
+      {"nchwc", "row", "root", "guard", 1, 0, 3},  {"nchwc", "row", "inline", "shift_inwards", 2, 2, 0},
+      {"nchwc", "row", "row", "guard", 2, 0, 0},   {"nchwc", "tile", "row", "guard", 1, 4, 0},
+      {"nchwc", "tile", "root", "shift_inwards", 2, 3, 0}, {"nchw", "row", "row", "guard", 2, 2, 0},
   };
   for (const ir::Workload& w : workloads) {
     ASSERT_EQ(w.output.shape[2], 7) << w.key();
@@ -111,24 +112,29 @@ TEST(HalideProperty, StripConvSchedulesMatchReference) {
                           {"compute_at", c.at},    {"rc_block", 8},
                           {"reduce_order", "c_k"}, {"pad", c.pad},
                           {"unroll", 1},           {"parallel", "rows"},
-                          {"strip", c.strip}};
+                          {"strip", c.strip},      {"pad_tasks", c.pad_tasks}};
       EXPECT_TRUE(check_config(p, w, Config{"halide", k}, rng)) << k.dump();
     }
   }
 }
 
-// Configs stored before the strip knob existed still build (as strip 1); a negative strip is an
-// instantiation error.
-TEST(HalideProperty, ConvWithoutStripKnobBuilds) {
+// Configs stored before the strip and pad_tasks knobs existed still build (as strip 1, pad_tasks 0);
+// negative values are instantiation errors.
+TEST(HalideProperty, ConvWithoutStripKnobsBuilds) {
   const Provider& p = *find_provider("halide").value();
   std::mt19937_64 rng(5);
   ir::Workload w = testing::coverage_workloads()[0];
   Config c = p.default_config(w);
   ASSERT_TRUE(c.knobs.contains("strip"));
+  ASSERT_TRUE(c.knobs.contains("pad_tasks"));
   c.knobs.erase("strip");
+  c.knobs.erase("pad_tasks");
   EXPECT_TRUE(check_config(p, w, c, rng));
-  c.knobs["strip"] = -1;
-  EXPECT_EQ(p.compile(w, c, CompileOptions{}).status().code(), StatusCode::kInvalidArgument);
+  for (const char* knob : {"strip", "pad_tasks"}) {
+    Config bad = c;
+    bad.knobs[knob] = -1;
+    EXPECT_EQ(p.compile(w, bad, CompileOptions{}).status().code(), StatusCode::kInvalidArgument) << knob;
+  }
 }
 
 TEST(HalideProperty, InvalidKnobsAreInstantiationErrors) {

@@ -23,6 +23,9 @@
 //                 -> the reduction inside, so one weight block (oc_block x rc_block x KH x KW) is
 //                 reused over every pixel of the strip. 1 (the value when absent, as in configs stored
 //                 before the knob): strips of tile_y rows.
+//   pad_tasks     pad "root": parallel tasks of the padded copy, input channels split into that many
+//                 chunks (0, the value when absent: one task per channel, which at 512 channels of 9x9
+//                 costs more in task overhead than the copy itself).
 #include <algorithm>
 
 #include "kernels/halide/halide_template.h"
@@ -74,13 +77,15 @@ ConfigSpace conv2d_space(const ir::Workload&) {
       {"unroll", {J(0), J(1)}},
       {"parallel", {J("rows"), J("oc"), J("none")}},
       {"strip", {J(1), J(2), J(4), J(7), J(14), J(0)}},
+      {"pad_tasks", {J(0), J(2), J(8)}},
   }};
 }
 
 nlohmann::json conv2d_default(const ir::Workload&) {
   return {{"layout", "nchw"}, {"oc_block", 1},      {"vector_width", 8},     {"tile_x", 8},
           {"tile_y", 1},      {"tail", "guard"},      {"compute_at", "tile"}, {"rc_block", 0},       {"reduce_order", "c_k"},
-          {"pad", "root"},    {"unroll", 0},        {"parallel", "rows"}, {"strip", 1}};
+          {"pad", "root"},    {"unroll", 0},        {"parallel", "rows"}, {"strip", 1},
+          {"pad_tasks", 0}};
 }
 
 // w[O][Cg][KH][KW] -> packed(oi, rc, kx, ky, oo) (Halide order), zero for channels >= O.
@@ -114,10 +119,12 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   TP_ASSIGN_OR_RETURN(int unroll, k.get_int("unroll"));
   TP_ASSIGN_OR_RETURN(std::string par, k.get_string("parallel"));
   TP_ASSIGN_OR_RETURN(int strip, k.get_int("strip", 1));
+  TP_ASSIGN_OR_RETURN(int pad_tasks, k.get_int("pad_tasks", 0));
   const bool blocked = layout == "nchwc";
   if (!blocked && layout != "nchw") return Status::InvalidArgument("layout must be nchwc or nchw, got '" + layout + "'");
-  if (ob < 1 || vw < 1 || tx < 1 || ty < 1 || rcb < 0 || strip < 0)
-    return Status::InvalidArgument("oc_block, vector_width, tile_x, tile_y must be >= 1 and rc_block, strip >= 0");
+  if (ob < 1 || vw < 1 || tx < 1 || ty < 1 || rcb < 0 || strip < 0 || pad_tasks < 0)
+    return Status::InvalidArgument(
+        "oc_block, vector_width, tile_x, tile_y must be >= 1 and rc_block, strip, pad_tasks >= 0");
   if (blocked && ob % vw != 0)
     return Status::InvalidArgument("nchwc needs oc_block (" + std::to_string(ob) + ") to be a multiple of vector_width (" +
                                    std::to_string(vw) + ")");
@@ -259,7 +266,14 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   }
 
   if (pad_at == "root") {
-    padded.compute_root().parallel(ic).vectorize(ix, vw, guard);
+    padded.compute_root();
+    if (pad_tasks > 0 && pad_tasks < s.C) {
+      Var ico("ico"), ici("ici");
+      padded.split(ic, ico, ici, (s.C + pad_tasks - 1) / pad_tasks, guard).parallel(ico);
+    } else {
+      padded.parallel(ic);
+    }
+    padded.vectorize(ix, vw, guard);
   } else if (pad_at == "row") {
     padded.compute_at(out, row_loop).vectorize(ix, vw, guard);
   }
