@@ -7,6 +7,7 @@ Result<int64_t> index_store_records(db::RecordStore& store, const std::string& d
   db::ScanFilter filter;
   filter.device_key = device_key;
   filter.format = db::RecordFormat::kNative;
+  filter.with_config = false;
   int64_t added = 0;
   TP_RETURN_IF_ERROR(store.scan(filter, [&](const db::StoredRecord& s) -> Status {
     TP_ASSIGN_OR_RETURN(measure::Record r, measure::record_from_line(s.line));

@@ -15,7 +15,8 @@ namespace tensorperf::db {
 struct ImportOptions {
   bool strict = false;       // the first malformed line fails the import (earlier batches stay stored)
   // Records per transaction. Large batches write each index page fewer times (a batch of random
-  // content hashes dirties most of the hash index); two batches are held in memory (~1.5 kB each).
+  // content hashes dirties most of the hash index). Memory does not grow with it: records are
+  // parsed into a few reused blocks of 1024 that the store takes in turn.
   size_t batch_size = 100000;
 };
 
@@ -28,7 +29,7 @@ struct ImportReport {
 };
 
 // Called once per malformed line with "name:line: reason", in line order, from the thread that
-// parses (not the caller's: parsing the next batch overlaps storing the current one).
+// parses (not the caller's: parsing overlaps storing).
 using ProblemSink = std::function<void(const std::string&)>;
 
 // `name` labels problems (the file path). A malformed line is reported, counted and skipped, or

@@ -12,6 +12,18 @@ Result<std::unique_ptr<RecordStore>> open_store(std::string_view url, OpenMode m
   return open_sqlite_store(std::string(url), mode);
 }
 
+Status RecordStore::insert_blocks(RecordBlocks& blocks, size_t expected, InsertCounts& counts) {
+  std::vector<ParsedRecord> batch;
+  batch.reserve(expected);
+  for (;;) {
+    TP_ASSIGN_OR_RETURN(std::span<const ParsedRecord> block, blocks.next());
+    if (block.empty()) break;
+    batch.insert(batch.end(), block.begin(), block.end());
+  }
+  if (batch.empty()) return Status::Ok();
+  return insert(batch, counts);
+}
+
 Status add_record(RecordStore& store, const measure::Record& record) {
   ParsedRecord parsed = parsed_from_native(record);
   InsertCounts counts;

@@ -42,6 +42,9 @@ struct ScanFilter {
   std::string workload_key;
   std::string device_key;
   std::optional<RecordFormat> format;
+  // Whether visited records need StoredRecord::config (SQLite extracts it from the line, ~2 us a
+  // record); the line and the other fields are always set.
+  bool with_config = true;
 };
 
 struct DeviceSummary {
@@ -68,6 +71,15 @@ struct StoreStats {
   std::vector<std::pair<std::string, std::string>> build_info;  // component -> version
 };
 
+// The blocks of records of one transaction, handed over one at a time (what bulk imports use: a
+// parser thread fills small, reused blocks while the store writes the previous ones).
+class RecordBlocks {
+ public:
+  virtual ~RecordBlocks() = default;
+  // The next block; an empty span after the last one. A block stays valid until the next call.
+  virtual Result<std::span<const ParsedRecord>> next() = 0;
+};
+
 class RecordStore {
  public:
   virtual ~RecordStore() = default;
@@ -77,6 +89,11 @@ class RecordStore {
   // Stores `batch` in one transaction, in order, skipping records already stored. On error nothing
   // of the batch is stored.
   virtual Status insert(std::span<const ParsedRecord> batch, InsertCounts& counts) = 0;
+  // The same for a batch handed over in blocks: every block `blocks` yields, in one transaction.
+  // `expected` is about how many records the blocks hold (the SQLite store plans its index work
+  // with it). An error from `blocks` rolls the transaction back and is returned. The default
+  // gathers the blocks and calls insert().
+  virtual Status insert_blocks(RecordBlocks& blocks, size_t expected, InsertCounts& counts);
 
   // Up to k error-free records of `workload_key` on exactly `device_key`, lowest mean cost first,
   // ties to the earlier record. Empty when there are none.

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <mutex>
@@ -15,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "db/content_hash.h"
+#include "db/line_parser.h"
+#include "db/record_chunk.h"
 
 namespace tensorperf::db {
 namespace {
@@ -23,9 +26,20 @@ constexpr int kBusyTimeoutMs = 60000;
 constexpr size_t kMaxCachedIds = 1 << 16;  // per key kind
 
 // Schema migrations, applied in order; migration i brings the store to version i + 1. Never edit
-// one that has shipped: append a new one.
-constexpr const char* kMigrations[] = {
-    R"sql(
+// one that has shipped: append a new one. A migration may have a C++ step (convert), run between
+// its SQL and its `after` SQL in the same transaction.
+//
+// Version 2 keeps each record's original line in a zstd-compressed chunk of up to kChunkRecords
+// lines (record_chunks) instead of a text column, and drops the configs table: a config is part of
+// its record's line, extracted by LineParser when a query returns it, and records.config_hash (the
+// first 8 bytes of its content hash) tells configs apart for counting. See docs/database.md.
+struct Migration {
+  const char* sql;
+  bool convert;  // run SqliteStore::convert_to_v2 (the only conversion so far) after `sql`
+  const char* after;
+};
+constexpr Migration kMigrations[] = {
+    {R"sql(
 CREATE TABLE build_info(component TEXT PRIMARY KEY, version TEXT NOT NULL, recorded_at REAL NOT NULL);
 CREATE TABLE devices(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, target TEXT NOT NULL,
                      target_keys TEXT NOT NULL, model TEXT NOT NULL, mcpu TEXT NOT NULL);
@@ -41,13 +55,30 @@ CREATE TABLE records(id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, format I
                      line TEXT NOT NULL);
 CREATE INDEX records_best ON records(workload_id, device_id, mean_cost) WHERE error_no = 0;
 )sql",
+     false, ""},
+    {R"sql(
+CREATE TABLE record_chunks(id INTEGER PRIMARY KEY, codec INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE TABLE records_v2(id INTEGER PRIMARY KEY, hash BLOB NOT NULL, format INTEGER NOT NULL,
+                        workload_id INTEGER NOT NULL REFERENCES workloads(id),
+                        device_id INTEGER NOT NULL REFERENCES devices(id),
+                        config_hash INTEGER NOT NULL, error_no INTEGER NOT NULL, mean_cost REAL,
+                        build_time REAL NOT NULL, timestamp REAL NOT NULL,
+                        chunk_id INTEGER NOT NULL REFERENCES record_chunks(id), slot INTEGER NOT NULL);
+)sql",
+     true, R"sql(
+DROP TABLE records;
+DROP TABLE configs;
+ALTER TABLE records_v2 RENAME TO records;
+CREATE UNIQUE INDEX records_hash ON records(hash);
+CREATE INDEX records_best ON records(workload_id, device_id, mean_cost) WHERE error_no = 0;
+)sql"},
 };
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
 
 // The best-config index, as the migrations create it. A batch large relative to the table drops it
 // and builds it again (one sort) in the batch's transaction instead of inserting each row into it:
-// cheaper when the batch has at least kRebuildMinBatch records and the table holds at most
-// kRebuildMaxRatio times as many rows as the batch. Readers never see the table without it (they
+// cheaper when the batch reaches kRebuildMinBatch records and the table holds at most
+// kRebuildMaxRatio times as many rows as the batch is expected to have. Readers never see the table without it (they
 // read the last committed snapshot) and a killed import rolls the drop back with the rest.
 constexpr const char* kDropBestIndex = "DROP INDEX records_best";
 constexpr const char* kCreateBestIndex =
@@ -78,6 +109,10 @@ class Stmt {
   void integer(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); }
   void real(int i, double v) { sqlite3_bind_double(s_, i, v); }
   void null(int i) { sqlite3_bind_null(s_, i); }
+  std::string_view column_view(int i) const {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_blob(s_, i));
+    return p ? std::string_view(p, sqlite3_column_bytes(s_, i)) : std::string_view();
+  }
   std::string column_text(int i) const {
     auto* p = reinterpret_cast<const char*>(sqlite3_column_blob(s_, i));
     return p ? std::string(p, sqlite3_column_bytes(s_, i)) : std::string();
@@ -99,39 +134,6 @@ struct KeyHash {
 };
 using IdCache = std::unordered_map<std::string, int64_t, KeyHash, std::equal_to<>>;
 
-// Content hash (kContentHashBytes raw bytes) -> id, without a heap string per entry: the hash is
-// already uniformly distributed, so its first 8 bytes are the bucket hash.
-struct HashKey {
-  std::array<char, kContentHashBytes> bytes;
-  bool operator==(const HashKey&) const = default;
-};
-struct HashKeyHash {
-  size_t operator()(const HashKey& k) const {
-    uint64_t h;
-    std::memcpy(&h, k.bytes.data(), sizeof h);
-    return static_cast<size_t>(h);
-  }
-};
-class HashIdCache {
- public:
-  std::optional<int64_t> find(std::string_view hash) const {
-    auto it = map_.find(key(hash));
-    return it == map_.end() ? std::nullopt : std::optional<int64_t>(it->second);
-  }
-  void emplace(std::string_view hash, int64_t id) { map_.emplace(key(hash), id); }
-  size_t size() const { return map_.size(); }
-  void clear() { map_.clear(); }
-
- private:
-  static HashKey key(std::string_view hash) {
-    if (hash.size() != kContentHashBytes) throw std::logic_error("a content hash has the wrong size");
-    HashKey k;
-    std::memcpy(k.bytes.data(), hash.data(), kContentHashBytes);
-    return k;
-  }
-  std::unordered_map<HashKey, int64_t, HashKeyHash> map_;
-};
-
 class SqliteStore final : public RecordStore {
  public:
   SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
@@ -145,6 +147,7 @@ class SqliteStore final : public RecordStore {
 
   std::string_view backend() const override { return "sqlite"; }
   Status insert(std::span<const ParsedRecord> batch, InsertCounts& counts) override;
+  Status insert_blocks(RecordBlocks& blocks, size_t expected, InsertCounts& counts) override;
   Result<std::vector<StoredRecord>> top_records(std::string_view workload_key, std::string_view device_key,
                                                 int k) override;
   Status scan(const ScanFilter& filter, const std::function<Status(const StoredRecord&)>& visit) override;
@@ -155,8 +158,8 @@ class SqliteStore final : public RecordStore {
 
  private:
   struct Statements {
-    Stmt insert_workload, select_workload, insert_device, select_device, insert_config, select_config,
-        insert_record, top, max_record_id;
+    Stmt insert_workload, select_workload, insert_device, select_device, insert_record, insert_chunk, select_chunk,
+        top, max_record_id, max_chunk_id;
   };
 
   Status exec(const char* sql) {
@@ -180,8 +183,18 @@ class SqliteStore final : public RecordStore {
   template <typename Cache, typename BindRest>
   Result<int64_t> intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key, Cache& cache,
                          const BindRest& bind_rest);
-  Status insert_locked(std::span<const ParsedRecord> batch, InsertCounts& counts);
-  // Whether a batch of `batch_size` records should rebuild the best-config index (see kCreateBestIndex).
+  Status insert_locked(RecordBlocks& blocks, size_t expected, InsertCounts& counts, bool& dropped_index);
+  Status insert_record(const ParsedRecord& r, int64_t& chunk, InsertCounts& counts);
+  // Stores the chunk being written (when it has lines) as chunk `id`.
+  Status flush_chunk(int64_t id);
+  // Reads chunk `id` into chunk_reader_ unless it is already there (loaded_chunk_).
+  Status load_chunk(int64_t id);
+  // The line and, when with_config, the config of a record stored in (chunk, slot).
+  Status read_record(int64_t chunk, int slot, bool with_config, StoredRecord& r);
+  // Migration 2: moves v1 records (line column, configs table) into records_v2 and chunks.
+  Status convert_to_v2();
+  // Whether a batch of about `batch_size` records should rebuild the best-config index (see
+  // kCreateBestIndex).
   Result<bool> rebuild_best_index(size_t batch_size);
   Status prepare_statements();
 
@@ -190,7 +203,11 @@ class SqliteStore final : public RecordStore {
   std::unique_ptr<Statements> stmts_;
   // Ids of rows known to be committed, so a batch looks each key up once per process.
   IdCache workload_ids_, device_ids_;
-  HashIdCache config_ids_;
+  ChunkWriter chunk_writer_;
+  ChunkReader chunk_reader_;
+  int64_t loaded_chunk_ = 0;  // the chunk in chunk_reader_; 0: none (chunk ids start at 1)
+  std::unique_ptr<LineParser> parser_;  // extracts configs from lines, made on first use
+  ParsedRecord parsed_;
 };
 
 Status SqliteStore::init(OpenMode mode) {
@@ -221,7 +238,9 @@ Status SqliteStore::init(OpenMode mode) {
                                  ", newer than this build's " + std::to_string(kSchemaVersion) +
                                  "; upgrade tensorperf");
     for (int v = current; v < kSchemaVersion; ++v) {
-      TP_RETURN_IF_ERROR(exec(kMigrations[v]));
+      TP_RETURN_IF_ERROR(exec(kMigrations[v].sql));
+      if (kMigrations[v].convert) TP_RETURN_IF_ERROR(convert_to_v2());
+      TP_RETURN_IF_ERROR(exec(kMigrations[v].after));
       Stmt s;
       TP_RETURN_IF_ERROR(s.prepare(db_, "INSERT INTO schema_version(version, applied_at) VALUES(?1, (julianday('now') - 2440587.5) * 86400.0)"));
       s.integer(1, v + 1);
@@ -257,17 +276,16 @@ Status SqliteStore::prepare_statements() {
   TP_RETURN_IF_ERROR(s.insert_device.prepare(
       db_, "INSERT INTO devices(key, target, target_keys, model, mcpu) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"));
   TP_RETURN_IF_ERROR(s.select_device.prepare(db_, "SELECT id FROM devices WHERE key = ?1"));
-  TP_RETURN_IF_ERROR(s.insert_config.prepare(
-      db_, "INSERT INTO configs(hash, provider, body) VALUES(?1, ?2, ?3) ON CONFLICT DO NOTHING"));
-  TP_RETURN_IF_ERROR(s.select_config.prepare(db_, "SELECT id FROM configs WHERE hash = ?1"));
   TP_RETURN_IF_ERROR(s.insert_record.prepare(
-      db_, "INSERT INTO records(hash, format, workload_id, device_id, config_id, error_no, mean_cost, costs, "
-           "build_time, timestamp, version, line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+      db_, "INSERT INTO records(hash, format, workload_id, device_id, config_hash, error_no, mean_cost, build_time, "
+           "timestamp, chunk_id, slot) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
            "ON CONFLICT(hash) DO NOTHING"));
+  TP_RETURN_IF_ERROR(s.insert_chunk.prepare(db_, "INSERT INTO record_chunks(id, codec, data) VALUES(?1, ?2, ?3)"));
+  TP_RETURN_IF_ERROR(s.select_chunk.prepare(db_, "SELECT codec, data FROM record_chunks WHERE id = ?1"));
   TP_RETURN_IF_ERROR(s.max_record_id.prepare(db_, "SELECT coalesce(max(id), 0) FROM records"));
+  TP_RETURN_IF_ERROR(s.max_chunk_id.prepare(db_, "SELECT coalesce(max(id), 0) FROM record_chunks"));
   TP_RETURN_IF_ERROR(s.top.prepare(
-      db_, "SELECT r.id, r.format, c.body, r.line, r.error_no, r.mean_cost, r.timestamp FROM records r "
-           "JOIN configs c ON c.id = r.config_id "
+      db_, "SELECT r.id, r.format, r.chunk_id, r.slot, r.error_no, r.mean_cost, r.timestamp FROM records r "
            "WHERE r.workload_id = (SELECT id FROM workloads WHERE key = ?1) "
            "AND r.device_id = (SELECT id FROM devices WHERE key = ?2) AND r.error_no = 0 "
            "ORDER BY r.mean_cost, r.id LIMIT ?3"));
@@ -277,11 +295,7 @@ Status SqliteStore::prepare_statements() {
 template <typename Cache, typename BindRest>
 Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key, Cache& cache,
                                     const BindRest& bind_rest) {
-  if constexpr (std::is_same_v<Cache, IdCache>) {
-    if (auto it = cache.find(key); it != cache.end()) return it->second;
-  } else {
-    if (auto id = cache.find(key)) return *id;
-  }
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
   if (blob_key) ins.blob(1, key); else ins.text_static(1, key);
   bind_rest(ins);
   // Not RETURNING: SQLite gathers RETURNING rows in a temporary table first, which costs more than
@@ -298,47 +312,161 @@ Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, 
     sel.reset();
     if (rc != SQLITE_ROW) return error("looking up a key");
   }
-  // Bounded: configs rarely repeat in bulk imports, and a miss costs one indexed lookup.
+  // Bounded: a miss costs one indexed lookup.
   if (cache.size() >= kMaxCachedIds) cache.clear();
-  if constexpr (std::is_same_v<Cache, IdCache>) cache.emplace(std::string(key), id);
-  else cache.emplace(key, id);
+  cache.emplace(std::string(key), id);
   return id;
 }
 
-Status SqliteStore::insert_locked(std::span<const ParsedRecord> batch, InsertCounts& counts) {
+// The first 8 bytes of a content hash as an integer: what records.config_hash holds.
+int64_t hash_prefix(std::string_view hash) {
+  int64_t v = 0;
+  std::memcpy(&v, hash.data(), std::min(sizeof v, hash.size()));
+  return v;
+}
+
+Status SqliteStore::flush_chunk(int64_t id) {
+  if (chunk_writer_.lines() == 0) return Status::Ok();
+  TP_ASSIGN_OR_RETURN(std::string_view data, chunk_writer_.compress());
+  Stmt& ins = stmts_->insert_chunk;
+  ins.integer(1, id);
+  ins.integer(2, kChunkCodecZstd);
+  ins.blob(3, data);
+  chunk_writer_.clear();
+  return step_done(ins, "storing a record chunk");
+}
+
+Status SqliteStore::insert_record(const ParsedRecord& r, int64_t& chunk, InsertCounts& counts) {
   Statements& s = *stmts_;
-  for (const ParsedRecord& r : batch) {
-    TP_ASSIGN_OR_RETURN(int64_t wid, intern(s.insert_workload, s.select_workload, r.workload_key, false, workload_ids_, [](Stmt&) {}));
-    std::string keys_json;
-    TP_ASSIGN_OR_RETURN(int64_t did, intern(s.insert_device, s.select_device, r.device.key, false, device_ids_, [&](Stmt& st) {
-                          keys_json = nlohmann::json(r.device.keys).dump(-1, ' ', false,
-                                                                         nlohmann::json::error_handler_t::replace);
-                          st.text_static(2, r.device.target);
-                          st.text_static(3, keys_json);
-                          st.text_static(4, r.device.model);
-                          st.text_static(5, r.device.mcpu);
-                        }));
-    TP_ASSIGN_OR_RETURN(int64_t cid, intern(s.insert_config, s.select_config, r.config_hash, true, config_ids_, [&](Stmt& st) {
-                          st.text_static(2, r.provider);
-                          st.text_static(3, r.config);
-                        }));
-    Stmt& ins = s.insert_record;
-    ins.blob(1, r.hash);
-    ins.integer(2, static_cast<int>(r.format));
-    ins.integer(3, wid);
-    ins.integer(4, did);
-    ins.integer(5, cid);
-    ins.integer(6, r.error_no);
-    if (r.mean_cost) ins.real(7, *r.mean_cost); else ins.null(7);
-    ins.text_static(8, r.costs);
-    ins.real(9, r.build_time_s);
-    ins.real(10, r.timestamp);
-    ins.text_static(11, r.version);
-    ins.text_static(12, r.line);
-    TP_RETURN_IF_ERROR(step_done(ins, "inserting a record"));
-    if (sqlite3_changes(db_) > 0) ++counts.inserted; else ++counts.duplicates;
+  TP_ASSIGN_OR_RETURN(int64_t wid, intern(s.insert_workload, s.select_workload, r.workload_key, false, workload_ids_, [](Stmt&) {}));
+  std::string keys_json;
+  TP_ASSIGN_OR_RETURN(int64_t did, intern(s.insert_device, s.select_device, r.device.key, false, device_ids_, [&](Stmt& st) {
+                        keys_json = nlohmann::json(r.device.keys).dump(-1, ' ', false,
+                                                                       nlohmann::json::error_handler_t::replace);
+                        st.text_static(2, r.device.target);
+                        st.text_static(3, keys_json);
+                        st.text_static(4, r.device.model);
+                        st.text_static(5, r.device.mcpu);
+                      }));
+  Stmt& ins = s.insert_record;
+  ins.blob(1, r.hash);
+  ins.integer(2, static_cast<int>(r.format));
+  ins.integer(3, wid);
+  ins.integer(4, did);
+  ins.integer(5, hash_prefix(r.config_hash));
+  ins.integer(6, r.error_no);
+  if (r.mean_cost) ins.real(7, *r.mean_cost); else ins.null(7);
+  ins.real(8, r.build_time_s);
+  ins.real(9, r.timestamp);
+  ins.integer(10, chunk);
+  ins.integer(11, chunk_writer_.lines());
+  TP_RETURN_IF_ERROR(step_done(ins, "inserting a record"));
+  if (sqlite3_changes(db_) == 0) {
+    ++counts.duplicates;
+    return Status::Ok();
   }
+  ++counts.inserted;
+  chunk_writer_.add(r.line);
+  if (chunk_writer_.lines() == kChunkRecords) TP_RETURN_IF_ERROR(flush_chunk(chunk++));
   return Status::Ok();
+}
+
+Status SqliteStore::insert_locked(RecordBlocks& blocks, size_t expected, InsertCounts& counts, bool& dropped_index) {
+  // Chunk ids are taken under the write lock (BEGIN IMMEDIATE), so concurrent writers never share one.
+  int64_t chunk = 0;
+  {
+    Stmt& max = stmts_->max_chunk_id;
+    int rc = sqlite3_step(max.get());
+    if (rc == SQLITE_ROW) chunk = max.column_int(0) + 1;
+    max.reset();
+    if (rc != SQLITE_ROW) return error("reading the last record chunk");
+  }
+  chunk_writer_.clear();
+  size_t seen = 0;
+  for (;;) {
+    TP_ASSIGN_OR_RETURN(std::span<const ParsedRecord> block, blocks.next());
+    if (block.empty()) break;
+    for (const ParsedRecord& r : block) {
+      TP_RETURN_IF_ERROR(insert_record(r, chunk, counts));
+      // Decided once the batch proves large, so that a short import into a large store never
+      // rebuilds its index; the records before this one paid for their index entries.
+      if (++seen == kRebuildMinBatch) {
+        TP_ASSIGN_OR_RETURN(bool rebuild, rebuild_best_index(std::max(expected, seen)));
+        if (rebuild) {
+          TP_RETURN_IF_ERROR(exec(kDropBestIndex));
+          dropped_index = true;
+        }
+      }
+    }
+  }
+  return flush_chunk(chunk);
+}
+
+Status SqliteStore::load_chunk(int64_t id) {
+  if (loaded_chunk_ == id) return Status::Ok();
+  loaded_chunk_ = 0;
+  Stmt& s = stmts_->select_chunk;
+  s.integer(1, id);
+  int rc = sqlite3_step(s.get());
+  Status st = rc == SQLITE_ROW ? chunk_reader_.load(static_cast<int>(s.column_int(0)), s.column_view(1))
+                               : rc == SQLITE_DONE ? Status::Corruption("record chunk " + std::to_string(id) + " is missing")
+                                                   : error("reading a record chunk");
+  s.reset();
+  if (!st.ok()) return st.WithContext("sqlite (" + path_ + ")");
+  loaded_chunk_ = id;
+  return Status::Ok();
+}
+
+Status SqliteStore::read_record(int64_t chunk, int slot, bool with_config, StoredRecord& r) {
+  TP_RETURN_IF_ERROR(load_chunk(chunk));
+  TP_ASSIGN_OR_RETURN(std::string_view line, chunk_reader_.line(slot));
+  r.line.assign(line);
+  if (!with_config) return Status::Ok();
+  if (!parser_) parser_ = std::make_unique<LineParser>();
+  Status st = parser_->parse_into(line, parsed_);
+  if (!st.ok()) return Status::Corruption("stored record " + std::to_string(r.id) + " does not parse: " + st.message());
+  r.config = parsed_.config;
+  return Status::Ok();
+}
+
+Status SqliteStore::convert_to_v2() {
+  Stmt sel, ins, chunk_ins;
+  TP_RETURN_IF_ERROR(sel.prepare(
+      db_, "SELECT r.id, r.hash, r.format, r.workload_id, r.device_id, c.hash, r.error_no, r.mean_cost, r.build_time, "
+           "r.timestamp, r.line FROM records r JOIN configs c ON c.id = r.config_id ORDER BY r.id"));
+  TP_RETURN_IF_ERROR(ins.prepare(
+      db_, "INSERT INTO records_v2(id, hash, format, workload_id, device_id, config_hash, error_no, mean_cost, "
+           "build_time, timestamp, chunk_id, slot) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
+  TP_RETURN_IF_ERROR(chunk_ins.prepare(db_, "INSERT INTO record_chunks(id, codec, data) VALUES(?1, ?2, ?3)"));
+  int64_t chunk = 1;
+  auto flush = [&]() -> Status {
+    if (chunk_writer_.lines() == 0) return Status::Ok();
+    TP_ASSIGN_OR_RETURN(std::string_view data, chunk_writer_.compress());
+    chunk_ins.integer(1, chunk++);
+    chunk_ins.integer(2, kChunkCodecZstd);
+    chunk_ins.blob(3, data);
+    chunk_writer_.clear();
+    return step_done(chunk_ins, "migrating records to chunks");
+  };
+  chunk_writer_.clear();
+  int rc;
+  while ((rc = sqlite3_step(sel.get())) == SQLITE_ROW) {
+    ins.integer(1, sel.column_int(0));
+    ins.blob(2, sel.column_view(1));
+    for (int c : {2, 3, 4}) ins.integer(c + 1, sel.column_int(c));
+    ins.integer(6, hash_prefix(sel.column_view(5)));
+    ins.integer(7, sel.column_int(6));
+    if (auto m = sel.column_real(7)) ins.real(8, *m); else ins.null(8);
+    ins.real(9, sel.column_real(8).value_or(0));
+    ins.real(10, sel.column_real(9).value_or(0));
+    ins.integer(11, chunk);
+    ins.integer(12, chunk_writer_.lines());
+    chunk_writer_.add(sel.column_view(10));
+    TP_RETURN_IF_ERROR(step_done(ins, "migrating a record"));
+    if (chunk_writer_.lines() == kChunkRecords) TP_RETURN_IF_ERROR(flush());
+  }
+  if (rc != SQLITE_DONE) return error("reading records to migrate");
+  return flush();
 }
 
 Result<bool> SqliteStore::rebuild_best_index(size_t batch_size) {
@@ -351,26 +479,32 @@ Result<bool> SqliteStore::rebuild_best_index(size_t batch_size) {
   return n <= kRebuildMaxRatio * static_cast<int64_t>(batch_size);
 }
 
-Status SqliteStore::insert(std::span<const ParsedRecord> batch, InsertCounts& counts) {
+Status SqliteStore::insert_blocks(RecordBlocks& blocks, size_t expected, InsertCounts& counts) {
   TP_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
   InsertCounts local;
-  Result<bool> rebuild = rebuild_best_index(batch.size());
-  Status s = rebuild.status();
-  if (s.ok() && *rebuild) s = exec(kDropBestIndex);
-  if (s.ok()) s = insert_locked(batch, local);
-  if (s.ok() && *rebuild) s = exec(kCreateBestIndex);
+  bool dropped_index = false;
+  Status s = insert_locked(blocks, expected, local, dropped_index);
+  if (s.ok() && dropped_index) s = exec(kCreateBestIndex);
   if (s.ok()) s = exec("COMMIT");
   if (!s.ok()) {
     (void)exec("ROLLBACK");
     // Ids cached during the failed batch may belong to rows that were rolled back.
     workload_ids_.clear();
     device_ids_.clear();
-    config_ids_.clear();
     return s;
   }
   counts.inserted += local.inserted;
   counts.duplicates += local.duplicates;
   return Status::Ok();
+}
+
+Status SqliteStore::insert(std::span<const ParsedRecord> batch, InsertCounts& counts) {
+  struct One final : RecordBlocks {
+    std::span<const ParsedRecord> batch;
+    Result<std::span<const ParsedRecord>> next() override { return std::exchange(batch, {}); }
+  } one;
+  one.batch = batch;
+  return insert_blocks(one, batch.size(), counts);
 }
 
 Result<std::vector<StoredRecord>> SqliteStore::top_records(std::string_view workload_key, std::string_view device_key,
@@ -387,11 +521,14 @@ Result<std::vector<StoredRecord>> SqliteStore::top_records(std::string_view work
     r.format = static_cast<RecordFormat>(s.column_int(1));
     r.workload_key = std::string(workload_key);
     r.device_key = std::string(device_key);
-    r.config = s.column_text(2);
-    r.line = s.column_text(3);
     r.error_no = static_cast<int>(s.column_int(4));
     r.mean_cost = s.column_real(5);
     r.timestamp = *s.column_real(6);
+    Status st = read_record(s.column_int(2), static_cast<int>(s.column_int(3)), true, r);
+    if (!st.ok()) {
+      s.reset();
+      return st;
+    }
     out.push_back(std::move(r));
   }
   s.reset();
@@ -402,9 +539,8 @@ Result<std::vector<StoredRecord>> SqliteStore::top_records(std::string_view work
 Status SqliteStore::scan(const ScanFilter& filter, const std::function<Status(const StoredRecord&)>& visit) {
   Stmt s;
   TP_RETURN_IF_ERROR(s.prepare(
-      db_, "SELECT r.id, r.format, w.key, d.key, c.body, r.line, r.error_no, r.mean_cost, r.timestamp "
+      db_, "SELECT r.id, r.format, w.key, d.key, r.chunk_id, r.slot, r.error_no, r.mean_cost, r.timestamp "
            "FROM records r JOIN workloads w ON w.id = r.workload_id JOIN devices d ON d.id = r.device_id "
-           "JOIN configs c ON c.id = r.config_id "
            "WHERE (?1 IS NULL OR w.key = ?1) AND (?2 IS NULL OR d.key = ?2) AND (?3 IS NULL OR r.format = ?3) "
            "ORDER BY r.id"));
   if (!filter.workload_key.empty()) s.text_static(1, filter.workload_key);
@@ -417,11 +553,10 @@ Status SqliteStore::scan(const ScanFilter& filter, const std::function<Status(co
     r.format = static_cast<RecordFormat>(s.column_int(1));
     r.workload_key = s.column_text(2);
     r.device_key = s.column_text(3);
-    r.config = s.column_text(4);
-    r.line = s.column_text(5);
     r.error_no = static_cast<int>(s.column_int(6));
     r.mean_cost = s.column_real(7);
     r.timestamp = *s.column_real(8);
+    TP_RETURN_IF_ERROR(read_record(s.column_int(4), static_cast<int>(s.column_int(5)), filter.with_config, r));
     TP_RETURN_IF_ERROR(visit(r));
   }
   return rc == SQLITE_DONE ? Status::Ok() : error("reading records");
@@ -507,7 +642,7 @@ Result<StoreStats> SqliteStore::stats() {
   TP_RETURN_IF_ERROR(count("SELECT count(*) FROM records WHERE error_no <> 0", st.error_records));
   TP_RETURN_IF_ERROR(count("SELECT count(*) FROM workloads", st.workloads));
   TP_RETURN_IF_ERROR(count("SELECT count(*) FROM devices", st.devices));
-  TP_RETURN_IF_ERROR(count("SELECT count(*) FROM configs", st.configs));
+  TP_RETURN_IF_ERROR(count("SELECT count(DISTINCT config_hash) FROM records", st.configs));
   Stmt f;
   TP_RETURN_IF_ERROR(f.prepare(db_, "SELECT format, count(*) FROM records GROUP BY format ORDER BY format"));
   while (sqlite3_step(f.get()) == SQLITE_ROW)
