@@ -158,13 +158,15 @@ int run(int argc, char** argv) {
   app.add_option("--repeat", repeat, "timings per kernel (median quoted)");
   app.add_option("--min-ms", min_ms, "minimum duration of one timing in ms");
   app.add_option("--ops", ops_filter, "comma-separated op kinds to run, or all");
+  std::string name_filter;
+  app.add_option("--filter", name_filter, "only workloads whose short name (as printed) contains this text");
   app.add_option("--best-known", best_path, "best known configs (JSON lines); default data/best_known/<model>_<device>.jsonl");
   app.add_flag("--search", search, "try the hand-picked candidates and write the best per workload to --best-known");
   app.add_flag("!--no-autoschedule", autoschedule, "skip Halide's autoschedulers");
   std::string clock = "wall";
   app.add_option("--clock", clock, "wall, or cpu (process CPU time; needs --threads 1)")->check(CLI::IsMember({"wall", "cpu"}));
   app.add_flag("--json", json, "machine-readable output");
-  app.add_flag("--verbose", verbose, "print each random config before compiling it");
+  app.add_flag("--verbose", verbose, "print each random config before compiling it, and each --search candidate's time");
   CLI11_PARSE(app, argc, argv);
   g_cpu_clock = clock == "cpu";
   if (g_cpu_clock && threads != 1) {
@@ -200,6 +202,7 @@ int run(int argc, char** argv) {
     std::string op(ir::op_name(w.op));
     if (ops_filter != "all" && ("," + ops_filter + ",").find("," + op + ",") == std::string::npos) continue;
     if (!halide.supports(w)) continue;
+    if (!name_filter.empty() && short_name(w).find(name_filter) == std::string::npos) continue;
     Context ctx{&w, {}, HostTensor(w.output), options, min_ms, repeat};
     for (const auto& t : kernels::kernel_input_types(w)) {
       ctx.inputs.emplace_back(t);
@@ -287,7 +290,11 @@ int run(int argc, char** argv) {
           known = m;
           known_config = c;
         }
-        std::cerr << "s" << std::flush;
+        if (verbose)
+          std::cerr << "\n  " << (m.seconds ? fmt::format("{:8.3f} ms", *m.seconds * 1e3) : std::string("   error   "))
+                    << " " << c.knobs.dump() << std::flush;
+        else
+          std::cerr << "s" << std::flush;
       }
       if (known.seconds) best_known[w.key()] = known_config;
       else known.error = "no candidate config ran";
