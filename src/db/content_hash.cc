@@ -39,6 +39,16 @@ std::string content_hash(std::string_view bytes) {
   return out;
 }
 
+uint64_t fnv1a64(std::initializer_list<std::string_view> parts) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (std::string_view p : parts)
+    for (char c : p) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 0x100000001b3ull;
+    }
+  return h;
+}
+
 std::string to_hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;

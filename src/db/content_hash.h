@@ -3,6 +3,7 @@
 // make two different lines collide in practice.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -15,6 +16,10 @@ inline constexpr size_t kContentHashBytes = 16;
 std::string content_hash(std::string_view bytes);
 // The hash of the concatenation of `parts`, written into `out` (reusing its buffer).
 void content_hash_into(std::initializer_list<std::string_view> parts, std::string& out);
+
+// A 64-bit FNV-1a hash of the concatenation of `parts`: cheap, stable across builds and
+// platforms, not collision resistant (for counting and grouping, never for identity).
+uint64_t fnv1a64(std::initializer_list<std::string_view> parts);
 
 // Lower-case hex of raw bytes, for messages and PostgreSQL bytea literals.
 std::string to_hex(std::string_view bytes);

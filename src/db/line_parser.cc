@@ -187,7 +187,6 @@ Status parse_i_r_v(const object& root, ParsedRecord& out, const TargetDescriber&
 
 void finish(ParsedRecord& out) {
   content_hash_into({out.line}, out.hash);
-  content_hash_into({out.provider, std::string_view("\0", 1), out.config}, out.config_hash);
 }
 
 }  // namespace
@@ -235,9 +234,13 @@ struct LineParser::Impl {
   Compact compact;
   std::string buffer;  // the line plus simdjson's padding
   // Targets repeat from line to line: describe each once.
-  std::unordered_map<std::string, DeviceDescription> targets;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, DeviceDescription, Hash, std::equal_to<>> targets;
   const DeviceDescription& describe(std::string_view target) {
-    auto it = targets.find(std::string(target));
+    auto it = targets.find(target);
     if (it == targets.end()) {
       if (targets.size() > 4096) targets.clear();
       it = targets.emplace(std::string(target), describe_tvm_target(target)).first;

@@ -28,7 +28,6 @@ struct ParsedRecord {
   DeviceDescription device;  // device.key is the TVM target string or the tensorperf device key
   std::string provider;      // "autotvm", "ansor", or the tensorperf kernel provider
   std::string config;        // compact JSON of the config (AutoTVM config, ansor steps, knobs)
-  std::string config_hash;   // content_hash(provider + '\0' + config)
   int error_no = 0;
   std::optional<double> mean_cost;  // seconds; set exactly when error_no == 0
   std::string costs;                // compact JSON array of the costs as logged

@@ -174,12 +174,14 @@ int64_t PgStore::insert_once(std::span<const ParsedRecord> batch) {
   {
     pqxx::stream_to copy(tx, "tp_staging");
     int64_t seq = 0;
+    std::string config_hash;
     for (const ParsedRecord& r : batch) {
+      content_hash_into({r.provider, std::string_view("\0", 1), r.config}, config_hash);
       std::string keys = nlohmann::json(r.device.keys).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       copy << std::make_tuple(seq++, bytea(r.hash), static_cast<int>(r.format), bytea(content_hash(r.workload_key)),
                               bytea(r.workload_key), bytea(content_hash(r.device.key)), bytea(r.device.key),
                               bytea(r.device.target), bytea(keys), bytea(r.device.model), bytea(r.device.mcpu),
-                              bytea(r.config_hash), bytea(r.provider), bytea(r.config), r.error_no,
+                              bytea(config_hash), bytea(r.provider), bytea(r.config), r.error_no,
                               real(r.mean_cost.value_or(0)), bytea(r.costs), real(r.build_time_s), real(r.timestamp),
                               bytea(r.version), bytea(r.line));
     }

@@ -16,9 +16,9 @@ Status RecordStore::insert_blocks(RecordBlocks& blocks, size_t expected, InsertC
   std::vector<ParsedRecord> batch;
   batch.reserve(expected);
   for (;;) {
-    TP_ASSIGN_OR_RETURN(std::span<const ParsedRecord> block, blocks.next());
-    if (block.empty()) break;
-    batch.insert(batch.end(), block.begin(), block.end());
+    TP_ASSIGN_OR_RETURN(RecordBlock block, blocks.next());
+    if (block.records.empty()) break;
+    batch.insert(batch.end(), block.records.begin(), block.records.end());
   }
   if (batch.empty()) return Status::Ok();
   return insert(batch, counts);

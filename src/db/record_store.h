@@ -71,13 +71,22 @@ struct StoreStats {
   std::vector<std::pair<std::string, std::string>> build_info;  // component -> version
 };
 
+// Records handed to a store together. `packed`, when not empty, holds the records' lines already
+// compressed as record chunks (db/record_chunk.h): packed[i] is ChunkWriter's compress() of the
+// lines of records [i * kChunkRecords, (i + 1) * kChunkRecords), so that a store that keeps chunks
+// need not compress them on its own thread.
+struct RecordBlock {
+  std::span<const ParsedRecord> records;
+  std::span<const std::string> packed;
+};
+
 // The blocks of records of one transaction, handed over one at a time (what bulk imports use: a
 // parser thread fills small, reused blocks while the store writes the previous ones).
 class RecordBlocks {
  public:
   virtual ~RecordBlocks() = default;
-  // The next block; an empty span after the last one. A block stays valid until the next call.
-  virtual Result<std::span<const ParsedRecord>> next() = 0;
+  // The next block; one without records after the last. A block stays valid until the next call.
+  virtual Result<RecordBlock> next() = 0;
 };
 
 class RecordStore {

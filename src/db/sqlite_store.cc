@@ -31,8 +31,11 @@ constexpr size_t kMaxCachedIds = 1 << 16;  // per key kind
 //
 // Version 2 keeps each record's original line in a zstd-compressed chunk of up to kChunkRecords
 // lines (record_chunks) instead of a text column, and drops the configs table: a config is part of
-// its record's line, extracted by LineParser when a query returns it, and records.config_hash (the
-// first 8 bytes of its content hash) tells configs apart for counting. See docs/database.md.
+// its record's line, extracted by LineParser when a query returns it, and records.config_hash (a
+// 64-bit FNV-1a of provider and config) tells configs apart for counting. records.hash, the unique key, is the first 8 bytes of the line's
+// SHA-256 (an integer key makes the index smaller and its comparisons cheaper than 16 bytes): two
+// different lines collide by chance with probability about n^2 / 2^65 (3e-4 at 10^8 records), and
+// making one collide with a given line takes a 2^64 search. See docs/database.md.
 struct Migration {
   const char* sql;
   bool convert;  // run SqliteStore::convert_to_v2 (the only conversion so far) after `sql`
@@ -58,7 +61,7 @@ CREATE INDEX records_best ON records(workload_id, device_id, mean_cost) WHERE er
      false, ""},
     {R"sql(
 CREATE TABLE record_chunks(id INTEGER PRIMARY KEY, codec INTEGER NOT NULL, data BLOB NOT NULL);
-CREATE TABLE records_v2(id INTEGER PRIMARY KEY, hash BLOB NOT NULL, format INTEGER NOT NULL,
+CREATE TABLE records_v2(id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, format INTEGER NOT NULL,
                         workload_id INTEGER NOT NULL REFERENCES workloads(id),
                         device_id INTEGER NOT NULL REFERENCES devices(id),
                         config_hash INTEGER NOT NULL, error_no INTEGER NOT NULL, mean_cost REAL,
@@ -74,17 +77,6 @@ CREATE INDEX records_best ON records(workload_id, device_id, mean_cost) WHERE er
 )sql"},
 };
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
-
-// The best-config index, as the migrations create it. A batch large relative to the table drops it
-// and builds it again (one sort) in the batch's transaction instead of inserting each row into it:
-// cheaper when the batch reaches kRebuildMinBatch records and the table holds at most
-// kRebuildMaxRatio times as many rows as the batch is expected to have. Readers never see the table without it (they
-// read the last committed snapshot) and a killed import rolls the drop back with the rest.
-constexpr const char* kDropBestIndex = "DROP INDEX records_best";
-constexpr const char* kCreateBestIndex =
-    "CREATE INDEX records_best ON records(workload_id, device_id, mean_cost) WHERE error_no = 0";
-constexpr size_t kRebuildMinBatch = 20000;
-constexpr int64_t kRebuildMaxRatio = 4;
 
 class Stmt {
  public:
@@ -132,7 +124,30 @@ struct KeyHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
 };
-using IdCache = std::unordered_map<std::string, int64_t, KeyHash, std::equal_to<>>;
+// Ids of keys known to be committed, with the last one looked up apart: records come in runs of
+// one workload and one device, and comparing with the last key is cheaper than hashing it.
+struct IdCache {
+  std::unordered_map<std::string, int64_t, KeyHash, std::equal_to<>> ids;
+  std::string last_key;
+  int64_t last_id = 0;  // 0: none
+
+  std::optional<int64_t> find(std::string_view key) {
+    if (last_id != 0 && key == last_key) return last_id;
+    auto it = ids.find(key);
+    if (it == ids.end()) return std::nullopt;
+    last_key.assign(key);
+    last_id = it->second;
+    return last_id;
+  }
+  void add(std::string_view key, int64_t id) {
+    if (ids.size() >= kMaxCachedIds) ids.clear();  // bounded: a miss costs one indexed lookup
+    ids.emplace(std::string(key), id);
+  }
+  void clear() {
+    ids.clear();
+    last_id = 0;
+  }
+};
 
 class SqliteStore final : public RecordStore {
  public:
@@ -159,7 +174,7 @@ class SqliteStore final : public RecordStore {
  private:
   struct Statements {
     Stmt insert_workload, select_workload, insert_device, select_device, insert_record, insert_chunk, select_chunk,
-        top, max_record_id, max_chunk_id;
+        top, max_chunk_id;
   };
 
   Status exec(const char* sql) {
@@ -180,22 +195,19 @@ class SqliteStore final : public RecordStore {
     return rc == SQLITE_DONE ? Status::Ok() : error(what);
   }
   // The id of `key` in a table of unique keys, inserting the row (bind_rest binds its other columns).
-  template <typename Cache, typename BindRest>
-  Result<int64_t> intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key, Cache& cache,
+  template <typename BindRest>
+  Result<int64_t> intern(Stmt& ins, Stmt& sel, std::string_view key, IdCache& cache,
                          const BindRest& bind_rest);
-  Status insert_locked(RecordBlocks& blocks, size_t expected, InsertCounts& counts, bool& dropped_index);
-  Status insert_record(const ParsedRecord& r, int64_t& chunk, InsertCounts& counts);
-  // Stores the chunk being written (when it has lines) as chunk `id`.
-  Status flush_chunk(int64_t id);
+  Status insert_locked(RecordBlocks& blocks, InsertCounts& counts);
+  // Inserts r's row, naming (chunk, slot) for its line; `inserted` is false when it was stored already.
+  Status insert_record(const ParsedRecord& r, int64_t chunk, int slot, bool& inserted);
+  Status store_chunk(int64_t id, std::string_view data);
   // Reads chunk `id` into chunk_reader_ unless it is already there (loaded_chunk_).
   Status load_chunk(int64_t id);
   // The line and, when with_config, the config of a record stored in (chunk, slot).
   Status read_record(int64_t chunk, int slot, bool with_config, StoredRecord& r);
   // Migration 2: moves v1 records (line column, configs table) into records_v2 and chunks.
   Status convert_to_v2();
-  // Whether a batch of about `batch_size` records should rebuild the best-config index (see
-  // kCreateBestIndex).
-  Result<bool> rebuild_best_index(size_t batch_size);
   Status prepare_statements();
 
   sqlite3* db_;
@@ -213,7 +225,7 @@ class SqliteStore final : public RecordStore {
 Status SqliteStore::init(OpenMode mode) {
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   // page_size only takes effect on a new file, before the first table.
-  TP_RETURN_IF_ERROR(exec("PRAGMA page_size=16384"));
+  TP_RETURN_IF_ERROR(exec("PRAGMA page_size=65536"));
   TP_RETURN_IF_ERROR(exec("PRAGMA journal_mode=WAL"));
   TP_RETURN_IF_ERROR(exec("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-131072; PRAGMA temp_store=MEMORY; "
                           "PRAGMA wal_autocheckpoint=4096"));
@@ -282,7 +294,6 @@ Status SqliteStore::prepare_statements() {
            "ON CONFLICT(hash) DO NOTHING"));
   TP_RETURN_IF_ERROR(s.insert_chunk.prepare(db_, "INSERT INTO record_chunks(id, codec, data) VALUES(?1, ?2, ?3)"));
   TP_RETURN_IF_ERROR(s.select_chunk.prepare(db_, "SELECT codec, data FROM record_chunks WHERE id = ?1"));
-  TP_RETURN_IF_ERROR(s.max_record_id.prepare(db_, "SELECT coalesce(max(id), 0) FROM records"));
   TP_RETURN_IF_ERROR(s.max_chunk_id.prepare(db_, "SELECT coalesce(max(id), 0) FROM record_chunks"));
   TP_RETURN_IF_ERROR(s.top.prepare(
       db_, "SELECT r.id, r.format, r.chunk_id, r.slot, r.error_no, r.mean_cost, r.timestamp FROM records r "
@@ -292,11 +303,11 @@ Status SqliteStore::prepare_statements() {
   return Status::Ok();
 }
 
-template <typename Cache, typename BindRest>
-Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, bool blob_key, Cache& cache,
+template <typename BindRest>
+Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, IdCache& cache,
                                     const BindRest& bind_rest) {
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
-  if (blob_key) ins.blob(1, key); else ins.text_static(1, key);
+  if (auto id = cache.find(key)) return *id;
+  ins.text_static(1, key);
   bind_rest(ins);
   // Not RETURNING: SQLite gathers RETURNING rows in a temporary table first, which costs more than
   // reading the new rowid.
@@ -306,41 +317,41 @@ Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, 
   ins.reset();
   if (rc != SQLITE_DONE) return error("inserting a key");
   if (id == 0) {  // already there
-    if (blob_key) sel.blob(1, key); else sel.text_static(1, key);
+    sel.text_static(1, key);
     rc = sqlite3_step(sel.get());
     if (rc == SQLITE_ROW) id = sel.column_int(0);
     sel.reset();
     if (rc != SQLITE_ROW) return error("looking up a key");
   }
-  // Bounded: a miss costs one indexed lookup.
-  if (cache.size() >= kMaxCachedIds) cache.clear();
-  cache.emplace(std::string(key), id);
+  cache.add(key, id);
   return id;
 }
 
 // The first 8 bytes of a content hash as an integer: what records.config_hash holds.
+// records.config_hash: which config a record has, for counting distinct configs.
+int64_t config_key(std::string_view provider, std::string_view config) {
+  return static_cast<int64_t>(fnv1a64({provider, std::string_view("\0", 1), config}));
+}
+
 int64_t hash_prefix(std::string_view hash) {
   int64_t v = 0;
   std::memcpy(&v, hash.data(), std::min(sizeof v, hash.size()));
   return v;
 }
 
-Status SqliteStore::flush_chunk(int64_t id) {
-  if (chunk_writer_.lines() == 0) return Status::Ok();
-  TP_ASSIGN_OR_RETURN(std::string_view data, chunk_writer_.compress());
+Status SqliteStore::store_chunk(int64_t id, std::string_view data) {
   Stmt& ins = stmts_->insert_chunk;
   ins.integer(1, id);
   ins.integer(2, kChunkCodecZstd);
   ins.blob(3, data);
-  chunk_writer_.clear();
   return step_done(ins, "storing a record chunk");
 }
 
-Status SqliteStore::insert_record(const ParsedRecord& r, int64_t& chunk, InsertCounts& counts) {
+Status SqliteStore::insert_record(const ParsedRecord& r, int64_t chunk, int slot, bool& inserted) {
   Statements& s = *stmts_;
-  TP_ASSIGN_OR_RETURN(int64_t wid, intern(s.insert_workload, s.select_workload, r.workload_key, false, workload_ids_, [](Stmt&) {}));
+  TP_ASSIGN_OR_RETURN(int64_t wid, intern(s.insert_workload, s.select_workload, r.workload_key, workload_ids_, [](Stmt&) {}));
   std::string keys_json;
-  TP_ASSIGN_OR_RETURN(int64_t did, intern(s.insert_device, s.select_device, r.device.key, false, device_ids_, [&](Stmt& st) {
+  TP_ASSIGN_OR_RETURN(int64_t did, intern(s.insert_device, s.select_device, r.device.key, device_ids_, [&](Stmt& st) {
                         keys_json = nlohmann::json(r.device.keys).dump(-1, ' ', false,
                                                                        nlohmann::json::error_handler_t::replace);
                         st.text_static(2, r.device.target);
@@ -349,29 +360,23 @@ Status SqliteStore::insert_record(const ParsedRecord& r, int64_t& chunk, InsertC
                         st.text_static(5, r.device.mcpu);
                       }));
   Stmt& ins = s.insert_record;
-  ins.blob(1, r.hash);
+  ins.integer(1, hash_prefix(r.hash));
   ins.integer(2, static_cast<int>(r.format));
   ins.integer(3, wid);
   ins.integer(4, did);
-  ins.integer(5, hash_prefix(r.config_hash));
+  ins.integer(5, config_key(r.provider, r.config));
   ins.integer(6, r.error_no);
   if (r.mean_cost) ins.real(7, *r.mean_cost); else ins.null(7);
   ins.real(8, r.build_time_s);
   ins.real(9, r.timestamp);
   ins.integer(10, chunk);
-  ins.integer(11, chunk_writer_.lines());
+  ins.integer(11, slot);
   TP_RETURN_IF_ERROR(step_done(ins, "inserting a record"));
-  if (sqlite3_changes(db_) == 0) {
-    ++counts.duplicates;
-    return Status::Ok();
-  }
-  ++counts.inserted;
-  chunk_writer_.add(r.line);
-  if (chunk_writer_.lines() == kChunkRecords) TP_RETURN_IF_ERROR(flush_chunk(chunk++));
+  inserted = sqlite3_changes(db_) > 0;
   return Status::Ok();
 }
 
-Status SqliteStore::insert_locked(RecordBlocks& blocks, size_t expected, InsertCounts& counts, bool& dropped_index) {
+Status SqliteStore::insert_locked(RecordBlocks& blocks, InsertCounts& counts) {
   // Chunk ids are taken under the write lock (BEGIN IMMEDIATE), so concurrent writers never share one.
   int64_t chunk = 0;
   {
@@ -381,25 +386,36 @@ Status SqliteStore::insert_locked(RecordBlocks& blocks, size_t expected, InsertC
     max.reset();
     if (rc != SQLITE_ROW) return error("reading the last record chunk");
   }
-  chunk_writer_.clear();
-  size_t seen = 0;
   for (;;) {
-    TP_ASSIGN_OR_RETURN(std::span<const ParsedRecord> block, blocks.next());
-    if (block.empty()) break;
-    for (const ParsedRecord& r : block) {
-      TP_RETURN_IF_ERROR(insert_record(r, chunk, counts));
-      // Decided once the batch proves large, so that a short import into a large store never
-      // rebuilds its index; the records before this one paid for their index entries.
-      if (++seen == kRebuildMinBatch) {
-        TP_ASSIGN_OR_RETURN(bool rebuild, rebuild_best_index(std::max(expected, seen)));
-        if (rebuild) {
-          TP_RETURN_IF_ERROR(exec(kDropBestIndex));
-          dropped_index = true;
-        }
+    TP_ASSIGN_OR_RETURN(RecordBlock block, blocks.next());
+    if (block.records.empty()) break;
+    // Each group of kChunkRecords records becomes one chunk of the lines that were new: the
+    // block's packed chunk when all were, a fresh one when some were.
+    for (size_t g = 0; g < block.records.size(); g += kChunkRecords) {
+      std::span<const ParsedRecord> group = block.records.subspan(g, std::min<size_t>(kChunkRecords, block.records.size() - g));
+      std::array<bool, kChunkRecords> is_new{};
+      int slot = 0;
+      for (size_t i = 0; i < group.size(); ++i) {
+        TP_RETURN_IF_ERROR(insert_record(group[i], chunk, slot, is_new[i]));
+        slot += is_new[i];
       }
+      counts.inserted += slot;
+      counts.duplicates += static_cast<int64_t>(group.size()) - slot;
+      if (slot == 0) continue;
+      size_t packed_index = g / kChunkRecords;
+      std::string_view data;
+      if (slot == static_cast<int>(group.size()) && packed_index < block.packed.size()) {
+        data = block.packed[packed_index];
+      } else {
+        chunk_writer_.clear();
+        for (size_t i = 0; i < group.size(); ++i)
+          if (is_new[i]) chunk_writer_.add(group[i].line);
+        TP_ASSIGN_OR_RETURN(data, chunk_writer_.compress());
+      }
+      TP_RETURN_IF_ERROR(store_chunk(chunk++, data));
     }
   }
-  return flush_chunk(chunk);
+  return Status::Ok();
 }
 
 Status SqliteStore::load_chunk(int64_t id) {
@@ -432,8 +448,8 @@ Status SqliteStore::read_record(int64_t chunk, int slot, bool with_config, Store
 Status SqliteStore::convert_to_v2() {
   Stmt sel, ins, chunk_ins;
   TP_RETURN_IF_ERROR(sel.prepare(
-      db_, "SELECT r.id, r.hash, r.format, r.workload_id, r.device_id, c.hash, r.error_no, r.mean_cost, r.build_time, "
-           "r.timestamp, r.line FROM records r JOIN configs c ON c.id = r.config_id ORDER BY r.id"));
+      db_, "SELECT r.id, r.hash, r.format, r.workload_id, r.device_id, c.provider, r.error_no, r.mean_cost, r.build_time, "
+           "r.timestamp, r.line, c.body FROM records r JOIN configs c ON c.id = r.config_id ORDER BY r.id"));
   TP_RETURN_IF_ERROR(ins.prepare(
       db_, "INSERT INTO records_v2(id, hash, format, workload_id, device_id, config_hash, error_no, mean_cost, "
            "build_time, timestamp, chunk_id, slot) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
@@ -452,9 +468,9 @@ Status SqliteStore::convert_to_v2() {
   int rc;
   while ((rc = sqlite3_step(sel.get())) == SQLITE_ROW) {
     ins.integer(1, sel.column_int(0));
-    ins.blob(2, sel.column_view(1));
+    ins.integer(2, hash_prefix(sel.column_view(1)));
     for (int c : {2, 3, 4}) ins.integer(c + 1, sel.column_int(c));
-    ins.integer(6, hash_prefix(sel.column_view(5)));
+    ins.integer(6, config_key(sel.column_view(5), sel.column_view(11)));
     ins.integer(7, sel.column_int(6));
     if (auto m = sel.column_real(7)) ins.real(8, *m); else ins.null(8);
     ins.real(9, sel.column_real(8).value_or(0));
@@ -469,22 +485,10 @@ Status SqliteStore::convert_to_v2() {
   return flush();
 }
 
-Result<bool> SqliteStore::rebuild_best_index(size_t batch_size) {
-  if (batch_size < kRebuildMinBatch) return false;
-  Stmt& rows = stmts_->max_record_id;  // ids only grow: max(id) bounds the row count from above
-  int rc = sqlite3_step(rows.get());
-  int64_t n = rc == SQLITE_ROW ? rows.column_int(0) : 0;
-  rows.reset();
-  if (rc != SQLITE_ROW) return error("counting records");
-  return n <= kRebuildMaxRatio * static_cast<int64_t>(batch_size);
-}
-
-Status SqliteStore::insert_blocks(RecordBlocks& blocks, size_t expected, InsertCounts& counts) {
+Status SqliteStore::insert_blocks(RecordBlocks& blocks, size_t /*expected*/, InsertCounts& counts) {
   TP_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
   InsertCounts local;
-  bool dropped_index = false;
-  Status s = insert_locked(blocks, expected, local, dropped_index);
-  if (s.ok() && dropped_index) s = exec(kCreateBestIndex);
+  Status s = insert_locked(blocks, local);
   if (s.ok()) s = exec("COMMIT");
   if (!s.ok()) {
     (void)exec("ROLLBACK");
@@ -501,7 +505,7 @@ Status SqliteStore::insert_blocks(RecordBlocks& blocks, size_t expected, InsertC
 Status SqliteStore::insert(std::span<const ParsedRecord> batch, InsertCounts& counts) {
   struct One final : RecordBlocks {
     std::span<const ParsedRecord> batch;
-    Result<std::span<const ParsedRecord>> next() override { return std::exchange(batch, {}); }
+    Result<RecordBlock> next() override { return RecordBlock{std::exchange(batch, {}), {}}; }
   } one;
   one.batch = batch;
   return insert_blocks(one, batch.size(), counts);

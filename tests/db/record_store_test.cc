@@ -266,6 +266,43 @@ TEST_P(RecordStoreTest, LargeBatchesRankLikeSmallOnes) {
   }
 }
 
+TEST_P(RecordStoreTest, ReimportMixingStoredAndNewRecordsKeepsEveryLineOnce) {
+  // Imports of thousands of records come in blocks whose lines arrive compressed in chunks; a
+  // block mixing stored and new records must store exactly the new lines, in order.
+  auto store = open();
+  ASSERT_TRUE(store);
+  const std::string t = "llvm -mcpu=core-avx2";
+  std::vector<std::string> lines;
+  for (int i = 0; i < 5000; ++i) lines.push_back(v02(t, 1 + i % 37, 1e-3 * (1 + i % 101), i));
+  std::string every_third, all;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i % 3 == 0) every_third += lines[i] + "\n";
+    all += lines[i] + "\n";
+  }
+  db::ImportOptions options;
+  options.batch_size = 1500;  // batch ends inside blocks and chunks
+  EXPECT_EQ(import_text(*store, every_third, nullptr, options).inserted, 1667);
+  db::ImportReport second = import_text(*store, all + all, nullptr, options);
+  EXPECT_EQ(second.inserted, 5000 - 1667);
+  EXPECT_EQ(second.duplicates, 5000 + 1667);
+  std::string expected = every_third;
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (i % 3 != 0) expected += lines[i] + "\n";
+  EXPECT_EQ(export_text(*store, db::ExportSelection::kAll), expected);
+  std::vector<int> stored_order;  // records by id: the first import's, then the second's new ones
+  for (int i = 0; i < 5000; i += 3) stored_order.push_back(i);
+  for (int i = 0; i < 5000; ++i)
+    if (i % 3 != 0) stored_order.push_back(i);
+  int best_index = -1;  // workload(5) is arg 5: i % 37 == 4; lowest cost, ties to the lower id
+  for (int i : stored_order)
+    if (i % 37 == 4 && (best_index < 0 || i % 101 < best_index % 101)) best_index = i;
+  auto best = db::best_configs(*store, workload(5), t, 1);
+  ASSERT_TRUE(best.ok()) << best.status().message();
+  ASSERT_EQ(best->records.size(), 1u);
+  EXPECT_EQ(best->records[0].config, "{\"index\":" + std::to_string(best_index) + ",\"code_hash\":null,\"entity\":[]}");
+  EXPECT_EQ(best->records[0].line, lines[best_index]);
+}
+
 TEST_P(RecordStoreTest, OpeningAnExistingStoreRequiresInit) {
   if (GetParam() == Backend::kSqlite) {
     auto missing = db::open_store(url_, OpenMode::kExisting);
