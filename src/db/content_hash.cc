@@ -1,6 +1,7 @@
 #include "db/content_hash.h"
 
 #include <openssl/evp.h>
+#include <xxhash.h>
 
 #include <memory>
 #include <stdexcept>
@@ -39,14 +40,8 @@ std::string content_hash(std::string_view bytes) {
   return out;
 }
 
-uint64_t fnv1a64(std::initializer_list<std::string_view> parts) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (std::string_view p : parts)
-    for (char c : p) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 0x100000001b3ull;
-    }
-  return h;
+uint64_t config_key(std::string_view provider, std::string_view config) {
+  return XXH3_64bits_withSeed(config.data(), config.size(), XXH3_64bits(provider.data(), provider.size()));
 }
 
 std::string to_hex(std::string_view bytes) {

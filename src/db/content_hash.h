@@ -17,9 +17,10 @@ std::string content_hash(std::string_view bytes);
 // The hash of the concatenation of `parts`, written into `out` (reusing its buffer).
 void content_hash_into(std::initializer_list<std::string_view> parts, std::string& out);
 
-// A 64-bit FNV-1a hash of the concatenation of `parts`: cheap, stable across builds and
-// platforms, not collision resistant (for counting and grouping, never for identity).
-uint64_t fnv1a64(std::initializer_list<std::string_view> parts);
+// Which config a record has, as a 64-bit XXH3 of its provider and its compact config: cheap and
+// stable across builds and platforms, not collision resistant (for counting configs, never for
+// identity).
+uint64_t config_key(std::string_view provider, std::string_view config);
 
 // Lower-case hex of raw bytes, for messages and PostgreSQL bytea literals.
 std::string to_hex(std::string_view bytes);

@@ -23,6 +23,44 @@ constexpr size_t kBlockRecords = 1024;
 constexpr size_t kBlocks = 4;
 static_assert(kBlockRecords % kChunkRecords == 0, "blocks hold whole chunks");  // in flight: being parsed, queued, being stored
 
+// Splits a stream into lines at '\n' (a '\r' before it stays in the line, as with std::getline),
+// reading 1 MiB at a time; a last line without '\n' is a line too.
+class LineReader {
+ public:
+  explicit LineReader(std::istream& in) : in_(in) {}
+  // The next line, valid until the next call; false at the end of the input or on a read error.
+  bool next(std::string_view& line) {
+    for (;;) {
+      if (const char* nl = static_cast<const char*>(std::memchr(buf_.data() + pos_, '\n', end_ - pos_))) {
+        line = std::string_view(buf_.data() + pos_, nl - (buf_.data() + pos_));
+        pos_ = nl - buf_.data() + 1;
+        return true;
+      }
+      if (eof_) {
+        if (pos_ == end_) return false;
+        line = std::string_view(buf_.data() + pos_, end_ - pos_);
+        pos_ = end_;
+        return true;
+      }
+      // Keep the partial line, then read more after it (growing the buffer for very long lines).
+      std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+      end_ -= pos_;
+      pos_ = 0;
+      if (buf_.size() - end_ < kRead) buf_.resize(std::max(buf_.size() * 2, end_ + kRead));
+      in_.read(buf_.data() + end_, static_cast<std::streamsize>(kRead));
+      end_ += static_cast<size_t>(in_.gcount());
+      if (!in_) eof_ = true;
+    }
+  }
+
+ private:
+  static constexpr size_t kRead = 1 << 20;
+  std::istream& in_;
+  std::string buf_ = std::string(2 * kRead, '\0');
+  size_t pos_ = 0, end_ = 0;
+  bool eof_ = false;
+};
+
 struct Block {
   std::vector<ParsedRecord> records = std::vector<ParsedRecord>(kBlockRecords);
   size_t n = 0;
@@ -36,7 +74,7 @@ struct Block {
 class Pipeline {
  public:
   Pipeline(std::istream& in, const std::string& name, const ImportOptions& options, const ProblemSink& on_problem)
-      : in_(in), name_(name), options_(options), on_problem_(on_problem), blocks_(kBlocks) {
+      : in_(in), reader_(in), name_(name), options_(options), on_problem_(on_problem), blocks_(kBlocks) {
     for (Block& b : blocks_) free_.push_back(&b);
     parser_thread_ = std::thread([this] { parse_all(); });
   }
@@ -121,14 +159,15 @@ class Pipeline {
   // Fills b with up to `room` records; eof when the input ended.
   Status fill(Block& b, size_t room, bool& eof) {
     b.n = 0;
+    std::string_view line;
     while (b.n < room) {
-      if (!std::getline(in_, line_)) {
+      if (!reader_.next(line)) {
         eof = true;
         break;
       }
       ++report_.lines;
-      if (is_skippable_line(line_)) continue;
-      Status s = parser_.parse_into(line_, b.records[b.n]);
+      if (is_skippable_line(line)) continue;
+      Status s = parser_.parse_into(line, b.records[b.n]);
       if (!s.ok()) {
         std::string problem = name_ + ":" + std::to_string(report_.lines) + ": " + s.message();
         if (options_.strict) return Status::InvalidArgument(problem + " (--strict: import stopped)");
@@ -144,12 +183,12 @@ class Pipeline {
   }
 
   std::istream& in_;
+  LineReader reader_;
   const std::string& name_;
   const ImportOptions& options_;
   const ProblemSink& on_problem_;
   LineParser parser_;
   ChunkWriter chunk_writer_;
-  std::string line_;
   ImportReport report_;
 
   std::vector<Block> blocks_;

@@ -187,6 +187,7 @@ Status parse_i_r_v(const object& root, ParsedRecord& out, const TargetDescriber&
 
 void finish(ParsedRecord& out) {
   content_hash_into({out.line}, out.hash);
+  out.config_key = config_key(out.provider, out.config);
 }
 
 }  // namespace

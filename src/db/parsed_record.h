@@ -28,6 +28,7 @@ struct ParsedRecord {
   DeviceDescription device;  // device.key is the TVM target string or the tensorperf device key
   std::string provider;      // "autotvm", "ansor", or the tensorperf kernel provider
   std::string config;        // compact JSON of the config (AutoTVM config, ansor steps, knobs)
+  uint64_t config_key = 0;   // config_key(provider, config)
   int error_no = 0;
   std::optional<double> mean_cost;  // seconds; set exactly when error_no == 0
   std::string costs;                // compact JSON array of the costs as logged

@@ -31,8 +31,8 @@ constexpr size_t kMaxCachedIds = 1 << 16;  // per key kind
 //
 // Version 2 keeps each record's original line in a zstd-compressed chunk of up to kChunkRecords
 // lines (record_chunks) instead of a text column, and drops the configs table: a config is part of
-// its record's line, extracted by LineParser when a query returns it, and records.config_hash (a
-// 64-bit FNV-1a of provider and config) tells configs apart for counting. records.hash, the unique key, is the first 8 bytes of the line's
+// its record's line, extracted by LineParser when a query returns it, and records.config_hash
+// (config_key(), a 64-bit XXH3 of provider and config) tells configs apart for counting. records.hash, the unique key, is the first 8 bytes of the line's
 // SHA-256 (an integer key makes the index smaller and its comparisons cheaper than 16 bytes): two
 // different lines collide by chance with probability about n^2 / 2^65 (3e-4 at 10^8 records), and
 // making one collide with a given line takes a 2^64 search. See docs/database.md.
@@ -328,11 +328,6 @@ Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, 
 }
 
 // The first 8 bytes of a content hash as an integer: what records.config_hash holds.
-// records.config_hash: which config a record has, for counting distinct configs.
-int64_t config_key(std::string_view provider, std::string_view config) {
-  return static_cast<int64_t>(fnv1a64({provider, std::string_view("\0", 1), config}));
-}
-
 int64_t hash_prefix(std::string_view hash) {
   int64_t v = 0;
   std::memcpy(&v, hash.data(), std::min(sizeof v, hash.size()));
@@ -364,7 +359,7 @@ Status SqliteStore::insert_record(const ParsedRecord& r, int64_t chunk, int slot
   ins.integer(2, static_cast<int>(r.format));
   ins.integer(3, wid);
   ins.integer(4, did);
-  ins.integer(5, config_key(r.provider, r.config));
+  ins.integer(5, static_cast<int64_t>(r.config_key));
   ins.integer(6, r.error_no);
   if (r.mean_cost) ins.real(7, *r.mean_cost); else ins.null(7);
   ins.real(8, r.build_time_s);
@@ -470,7 +465,7 @@ Status SqliteStore::convert_to_v2() {
     ins.integer(1, sel.column_int(0));
     ins.integer(2, hash_prefix(sel.column_view(1)));
     for (int c : {2, 3, 4}) ins.integer(c + 1, sel.column_int(c));
-    ins.integer(6, config_key(sel.column_view(5), sel.column_view(11)));
+    ins.integer(6, static_cast<int64_t>(config_key(sel.column_view(5), sel.column_view(11))));
     ins.integer(7, sel.column_int(6));
     if (auto m = sel.column_real(7)) ins.real(8, *m); else ins.null(8);
     ins.real(9, sel.column_real(8).value_or(0));

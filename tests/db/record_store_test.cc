@@ -303,6 +303,20 @@ TEST_P(RecordStoreTest, ReimportMixingStoredAndNewRecordsKeepsEveryLineOnce) {
   EXPECT_EQ(best->records[0].line, lines[best_index]);
 }
 
+TEST_P(RecordStoreTest, LinesSplitAtNewlinesOnlyWhateverTheirLengthAndEnding) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  const std::string t = "llvm -mcpu=core-avx2";
+  std::string crlf = v02(t, 8, 1e-3, 1) + "\r";  // a '\r' before the newline is part of the line
+  // Longer than the importer's read buffer (1 MiB, then grown) and across its refills.
+  std::string huge = v02(t + " -libs=" + std::string(3 << 20, 'x'), 9, 2e-3, 2);
+  std::string last = v02(t, 10, 3e-3, 3);  // no newline at the end of the input
+  db::ImportReport report = import_text(*store, crlf + "\n\n" + huge + "\n" + last);
+  EXPECT_EQ(report.lines, 4);
+  EXPECT_EQ(report.inserted, 3);
+  EXPECT_EQ(export_text(*store, db::ExportSelection::kAll), crlf + "\n" + huge + "\n" + last + "\n");
+}
+
 TEST_P(RecordStoreTest, OpeningAnExistingStoreRequiresInit) {
   if (GetParam() == Backend::kSqlite) {
     auto missing = db::open_store(url_, OpenMode::kExisting);
