@@ -1,6 +1,7 @@
 // Content hash of a stored record: two records with the same hash are the same record, stored once.
 // The hash is the first 16 bytes of SHA-256 over the record's stored line, so hostile input cannot
-// make two different lines collide in practice.
+// make two different lines collide in practice. (The SQLite store keys records by the first 8 of
+// them; see sqlite_store.cc.)
 #pragma once
 
 #include <cstdint>

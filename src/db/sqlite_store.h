@@ -1,5 +1,7 @@
 // The SQLite backend of RecordStore: one file in WAL mode, a busy timeout so that concurrent
 // writer processes wait for each other instead of failing, one transaction per insert() batch.
+// Lines are kept in zstd-compressed chunks of consecutive records (schema version 2; see
+// docs/database.md and db/record_chunk.h).
 #pragma once
 
 #include <memory>
