@@ -1,6 +1,7 @@
 #include "db/sqlite_store.h"
 
 #include <sqlite3.h>
+#include <xxhash.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -32,10 +33,17 @@ constexpr size_t kMaxCachedIds = 1 << 16;  // per key kind
 // Version 2 keeps each record's original line in a zstd-compressed chunk of up to kChunkRecords
 // lines (record_chunks) instead of a text column, and drops the configs table: a config is part of
 // its record's line, extracted by LineParser when a query returns it, and records.config_hash
-// (config_key(), a 64-bit XXH3 of provider and config) tells configs apart for counting. records.hash, the unique key, is the first 8 bytes of the line's
-// SHA-256 (an integer key makes the index smaller and its comparisons cheaper than 16 bytes): two
-// different lines collide by chance with probability about n^2 / 2^65 (3e-4 at 10^8 records), and
-// making one collide with a given line takes a 2^64 search. See docs/database.md.
+// (config_key(), a 64-bit XXH3 of provider and config) tells configs apart for counting.
+// records.hash is the first 8 bytes of the line's SHA-256: two different lines collide by chance
+// with probability about n^2 / 2^65 (3e-4 at 10^8 records), and making one collide with a given
+// line takes a 2^64 search.
+//
+// One index, records_key, both finds the best configs (workload, device, error-free first, by
+// cost) and keeps each line once: workload, device, error_no and mean_cost are functions of the
+// line, so two records with the same hash have the same key, and the key is unique exactly when
+// the hash is. (A second, hash-only unique index cost 1.6 us of the ~4.5 us a record took to
+// store.) mean_cost is 0 for records with an error, so that the key has no NULL (SQLite's unique
+// indexes let NULLs repeat). See docs/database.md.
 struct Migration {
   const char* sql;
   bool convert;  // run SqliteStore::convert_to_v2 (the only conversion so far) after `sql`
@@ -64,16 +72,15 @@ CREATE TABLE record_chunks(id INTEGER PRIMARY KEY, codec INTEGER NOT NULL, data 
 CREATE TABLE records_v2(id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, format INTEGER NOT NULL,
                         workload_id INTEGER NOT NULL REFERENCES workloads(id),
                         device_id INTEGER NOT NULL REFERENCES devices(id),
-                        config_hash INTEGER NOT NULL, error_no INTEGER NOT NULL, mean_cost REAL,
+                        config_hash INTEGER NOT NULL, error_no INTEGER NOT NULL, mean_cost REAL NOT NULL,
                         build_time REAL NOT NULL, timestamp REAL NOT NULL,
                         chunk_id INTEGER NOT NULL REFERENCES record_chunks(id), slot INTEGER NOT NULL);
+CREATE UNIQUE INDEX records_key ON records_v2(workload_id, device_id, error_no, mean_cost, hash);
 )sql",
      true, R"sql(
 DROP TABLE records;
 DROP TABLE configs;
 ALTER TABLE records_v2 RENAME TO records;
-CREATE UNIQUE INDEX records_hash ON records(hash);
-CREATE INDEX records_best ON records(workload_id, device_id, mean_cost) WHERE error_no = 0;
 )sql"},
 };
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
@@ -120,9 +127,10 @@ class Stmt {
 };
 
 // Key -> id, looked up by string_view without building a std::string.
+// Workload keys run to hundreds of bytes: XXH3 hashes them several times faster than std::hash.
 struct KeyHash {
   using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  size_t operator()(std::string_view s) const { return static_cast<size_t>(XXH3_64bits(s.data(), s.size())); }
 };
 // Ids of keys known to be committed, with the last one looked up apart: records come in runs of
 // one workload and one device, and comparing with the last key is cheaper than hashing it.
@@ -289,9 +297,8 @@ Status SqliteStore::prepare_statements() {
       db_, "INSERT INTO devices(key, target, target_keys, model, mcpu) VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"));
   TP_RETURN_IF_ERROR(s.select_device.prepare(db_, "SELECT id FROM devices WHERE key = ?1"));
   TP_RETURN_IF_ERROR(s.insert_record.prepare(
-      db_, "INSERT INTO records(hash, format, workload_id, device_id, config_hash, error_no, mean_cost, build_time, "
-           "timestamp, chunk_id, slot) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
-           "ON CONFLICT(hash) DO NOTHING"));
+      db_, "INSERT OR IGNORE INTO records(hash, format, workload_id, device_id, config_hash, error_no, mean_cost, "
+           "build_time, timestamp, chunk_id, slot) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
   TP_RETURN_IF_ERROR(s.insert_chunk.prepare(db_, "INSERT INTO record_chunks(id, codec, data) VALUES(?1, ?2, ?3)"));
   TP_RETURN_IF_ERROR(s.select_chunk.prepare(db_, "SELECT codec, data FROM record_chunks WHERE id = ?1"));
   TP_RETURN_IF_ERROR(s.max_chunk_id.prepare(db_, "SELECT coalesce(max(id), 0) FROM record_chunks"));
@@ -361,7 +368,7 @@ Status SqliteStore::insert_record(const ParsedRecord& r, int64_t chunk, int slot
   ins.integer(4, did);
   ins.integer(5, static_cast<int64_t>(r.config_key));
   ins.integer(6, r.error_no);
-  if (r.mean_cost) ins.real(7, *r.mean_cost); else ins.null(7);
+  ins.real(7, r.error_no == 0 ? r.mean_cost.value_or(0) : 0.0);
   ins.real(8, r.build_time_s);
   ins.real(9, r.timestamp);
   ins.integer(10, chunk);
@@ -446,7 +453,7 @@ Status SqliteStore::convert_to_v2() {
       db_, "SELECT r.id, r.hash, r.format, r.workload_id, r.device_id, c.provider, r.error_no, r.mean_cost, r.build_time, "
            "r.timestamp, r.line, c.body FROM records r JOIN configs c ON c.id = r.config_id ORDER BY r.id"));
   TP_RETURN_IF_ERROR(ins.prepare(
-      db_, "INSERT INTO records_v2(id, hash, format, workload_id, device_id, config_hash, error_no, mean_cost, "
+      db_, "INSERT OR IGNORE INTO records_v2(id, hash, format, workload_id, device_id, config_hash, error_no, mean_cost, "
            "build_time, timestamp, chunk_id, slot) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
   TP_RETURN_IF_ERROR(chunk_ins.prepare(db_, "INSERT INTO record_chunks(id, codec, data) VALUES(?1, ?2, ?3)"));
   int64_t chunk = 1;
@@ -467,7 +474,7 @@ Status SqliteStore::convert_to_v2() {
     for (int c : {2, 3, 4}) ins.integer(c + 1, sel.column_int(c));
     ins.integer(6, static_cast<int64_t>(config_key(sel.column_view(5), sel.column_view(11))));
     ins.integer(7, sel.column_int(6));
-    if (auto m = sel.column_real(7)) ins.real(8, *m); else ins.null(8);
+    ins.real(8, sel.column_int(6) == 0 ? sel.column_real(7).value_or(0) : 0.0);
     ins.real(9, sel.column_real(8).value_or(0));
     ins.real(10, sel.column_real(9).value_or(0));
     ins.integer(11, chunk);
@@ -521,7 +528,7 @@ Result<std::vector<StoredRecord>> SqliteStore::top_records(std::string_view work
     r.workload_key = std::string(workload_key);
     r.device_key = std::string(device_key);
     r.error_no = static_cast<int>(s.column_int(4));
-    r.mean_cost = s.column_real(5);
+    r.mean_cost = s.column_real(5);  // error_no = 0 here
     r.timestamp = *s.column_real(6);
     Status st = read_record(s.column_int(2), static_cast<int>(s.column_int(3)), true, r);
     if (!st.ok()) {
@@ -553,7 +560,7 @@ Status SqliteStore::scan(const ScanFilter& filter, const std::function<Status(co
     r.workload_key = s.column_text(2);
     r.device_key = s.column_text(3);
     r.error_no = static_cast<int>(s.column_int(6));
-    r.mean_cost = s.column_real(7);
+    if (r.error_no == 0) r.mean_cost = s.column_real(7);
     r.timestamp = *s.column_real(8);
     TP_RETURN_IF_ERROR(read_record(s.column_int(4), static_cast<int>(s.column_int(5)), filter.with_config, r));
     TP_RETURN_IF_ERROR(visit(r));
@@ -609,7 +616,7 @@ Result<std::vector<DeviceSummary>> SqliteStore::devices() {
 Result<std::vector<WorkloadSummary>> SqliteStore::workloads() {
   Stmt s;
   TP_RETURN_IF_ERROR(s.prepare(
-      db_, "SELECT w.key, count(r.id), count(DISTINCT r.device_id), min(r.mean_cost) "
+      db_, "SELECT w.key, count(r.id), count(DISTINCT r.device_id), min(CASE WHEN r.error_no = 0 THEN r.mean_cost END) "
            "FROM workloads w LEFT JOIN records r ON r.workload_id = w.id GROUP BY w.id ORDER BY w.key"));
   std::vector<WorkloadSummary> out;
   int rc;

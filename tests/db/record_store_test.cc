@@ -252,11 +252,11 @@ TEST_P(RecordStoreTest, LargeBatchesRankLikeSmallOnes) {
     EXPECT_THAT(top->records[0].line, ::testing::HasSubstr("\"index\": " + std::to_string(best[arg].second) + ","))
         << arg;
   }
-  if (GetParam() == Backend::kSqlite) {  // the rebuilt index is there for the queries to use
+  if (GetParam() == Backend::kSqlite) {  // the index the queries use is there
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open_v2(url_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
     sqlite3_stmt* q = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'records_best'",
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'records_key'",
                                  -1, &q, nullptr),
               SQLITE_OK);
     ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
