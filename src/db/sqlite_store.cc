@@ -209,7 +209,8 @@ class SqliteStore final : public RecordStore {
   Status insert_locked(RecordBlocks& blocks, InsertCounts& counts);
   // Inserts r's row, naming (chunk, slot) for its line; `inserted` is false when it was stored already.
   Status insert_record(const ParsedRecord& r, int64_t chunk, int slot, bool& inserted);
-  Status store_chunk(int64_t id, std::string_view data);
+  // Runs `ins` (INSERT INTO record_chunks(id, codec, data)) for chunk `id`.
+  Status store_chunk(Stmt& ins, int64_t id, std::string_view data);
   // Reads chunk `id` into chunk_reader_ unless it is already there (loaded_chunk_).
   Status load_chunk(int64_t id);
   // The line and, when with_config, the config of a record stored in (chunk, slot).
@@ -334,15 +335,14 @@ Result<int64_t> SqliteStore::intern(Stmt& ins, Stmt& sel, std::string_view key, 
   return id;
 }
 
-// The first 8 bytes of a content hash as an integer: what records.config_hash holds.
+// The first 8 bytes of a content hash as an integer: what records.hash holds.
 int64_t hash_prefix(std::string_view hash) {
   int64_t v = 0;
   std::memcpy(&v, hash.data(), std::min(sizeof v, hash.size()));
   return v;
 }
 
-Status SqliteStore::store_chunk(int64_t id, std::string_view data) {
-  Stmt& ins = stmts_->insert_chunk;
+Status SqliteStore::store_chunk(Stmt& ins, int64_t id, std::string_view data) {
   ins.integer(1, id);
   ins.integer(2, kChunkCodecZstd);
   ins.blob(3, data);
@@ -414,7 +414,7 @@ Status SqliteStore::insert_locked(RecordBlocks& blocks, InsertCounts& counts) {
           if (is_new[i]) chunk_writer_.add(group[i].line);
         TP_ASSIGN_OR_RETURN(data, chunk_writer_.compress());
       }
-      TP_RETURN_IF_ERROR(store_chunk(chunk++, data));
+      TP_RETURN_IF_ERROR(store_chunk(stmts_->insert_chunk, chunk++, data));
     }
   }
   return Status::Ok();
@@ -460,11 +460,8 @@ Status SqliteStore::convert_to_v2() {
   auto flush = [&]() -> Status {
     if (chunk_writer_.lines() == 0) return Status::Ok();
     TP_ASSIGN_OR_RETURN(std::string_view data, chunk_writer_.compress());
-    chunk_ins.integer(1, chunk++);
-    chunk_ins.integer(2, kChunkCodecZstd);
-    chunk_ins.blob(3, data);
-    chunk_writer_.clear();
-    return step_done(chunk_ins, "migrating records to chunks");
+    chunk_writer_.clear();  // keeps the compressed bytes
+    return store_chunk(chunk_ins, chunk++, data);
   };
   chunk_writer_.clear();
   int rc;
