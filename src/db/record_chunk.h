@@ -30,7 +30,7 @@ class ChunkWriter {
   // Appends a line; its slot is the number of lines added before it.
   void add(std::string_view line);
   int lines() const { return lines_; }
-  // The compressed chunk of the lines added since clear(); valid until the next call.
+  // The compressed chunk of the lines added since clear(); valid until the next compress().
   Result<std::string_view> compress();
 
  private:
