@@ -20,8 +20,8 @@ namespace {
 // strings keep their capacity and stay in cache: parsing whole 100k-record batches into fresh
 // memory spent a third of the import in malloc and page faults.
 constexpr size_t kBlockRecords = 1024;
-constexpr size_t kBlocks = 4;
-static_assert(kBlockRecords % kChunkRecords == 0, "blocks hold whole chunks");  // in flight: being parsed, queued, being stored
+constexpr size_t kBlocks = 4;  // in flight: being parsed, queued, being stored
+static_assert(kBlockRecords % kChunkRecords == 0, "blocks hold whole chunks");
 
 // Splits a stream into lines at '\n' (a '\r' before it stays in the line, as with std::getline),
 // reading 1 MiB at a time; a last line without '\n' is a line too.
