@@ -9,6 +9,7 @@ void register_commands(CLI::App& app) {
       register_tasks_command,
       register_graph_command,
       register_profile_command,
+      register_tune_command,
       register_db_command,
   };
   for (Register r : kCommands) r(app);

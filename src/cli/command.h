@@ -14,6 +14,7 @@ void register_models_command(CLI::App& app);
 void register_tasks_command(CLI::App& app);
 void register_graph_command(CLI::App& app);
 void register_profile_command(CLI::App& app);
+void register_tune_command(CLI::App& app);
 void register_db_command(CLI::App& app);
 
 }  // namespace tensorperf::cli

@@ -1,6 +1,7 @@
 // tensorperf: profile, tune, remember and predict the performance of tensor programs.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -15,7 +16,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version print and succeed; every other parse error is a usage error: one line.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::string msg = e.what();
+    for (char& c : msg)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "tensorperf: error: %s (see --help)\n", msg.c_str());
+    return tensorperf::cli::kExitUsage;
   } catch (const tensorperf::cli::CommandFailed& e) {
     std::fprintf(stderr, "tensorperf: error: %s\n", e.what());
     return e.exit_code();

@@ -8,7 +8,7 @@
 
 namespace tensorperf::cli {
 
-void ModelSource::add_options(CLI::App* cmd) {
+void ModelSource::add_options(CLI::App* cmd, const std::string& seed_flag) {
   auto* m = cmd->add_option("--model", model, "a model of the built-in zoo (see `tensorperf models`)");
   auto* o = cmd->add_option("--onnx", onnx, "an ONNX model file (opsets 11-17)");
   m->excludes(o);
@@ -18,7 +18,7 @@ void ModelSource::add_options(CLI::App* cmd) {
       ->default_val(0)
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 16));
   cmd->add_option("--seq-len", seq_len, "sequence length for bert_base")->default_val(128)->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  cmd->add_option("--seed", seed, "random graph seed for randwire")->default_val(0);
+  cmd->add_option(seed_flag, seed, "random graph seed for randwire")->default_val(0);
 }
 
 std::string ModelSource::name() const {

@@ -21,8 +21,9 @@ struct ModelSource {
   uint64_t seed = 0;
   const CLI::Option* batch_option = nullptr;  // set by add_options: was --batch given?
 
-  // Adds the options to `cmd`; exactly one of --model / --onnx is required.
-  void add_options(CLI::App* cmd);
+  // Adds the options to `cmd`; exactly one of --model / --onnx is required. `seed_flag` names the
+  // option of randwire's graph seed (a command whose --seed means something else renames it).
+  void add_options(CLI::App* cmd, const std::string& seed_flag = "--seed");
   // The model's display name: the zoo name or the ONNX file's stem.
   std::string name() const;
   // Builds or imports the graph at the requested batch; throws CommandFailed with the reason.

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cli/db_record_sink.h"
+#include "db/db_record_sink.h"
 #include "cli/exit.h"
 #include "cli/model_source.h"
 #include "cli/progress.h"
@@ -146,11 +146,11 @@ void run_profile(const ProfileCommandOptions& o) {
     sinks.add(file_sink.get());
   }
   std::unique_ptr<db::RecordStore> store;
-  std::unique_ptr<DbRecordSink> db_sink;
+  std::unique_ptr<db::DbRecordSink> db_sink;
   if (!o.db.empty()) {
     store = check(db::open_store(o.db, db::OpenMode::kCreate));
-    check(index_store_records(*store, device.key(), index));
-    db_sink = std::make_unique<DbRecordSink>(*store);
+    check(db::index_store_records(*store, device.key(), index));
+    db_sink = std::make_unique<db::DbRecordSink>(*store);
     sinks.add(db_sink.get());
   }
   std::fprintf(stderr, "profile: %zu tasks of %s, %zu provider(s), up to %d configs each; %zu records known\n",

@@ -67,16 +67,34 @@ class Provider {
   virtual ConfigSpace space(const ir::Workload& w) const = 0;
   // A simple default schedule that always compiles.
   virtual Config default_config(const ir::Workload& w) const = 0;
+  // The provider's checks of a config for `w` without compiling or building anything: knob names,
+  // types, values and their combinations. InvalidArgument says what is wrong; compile() rejects the
+  // same configs with the same message. Cheap (microseconds) and starts nothing, so a tuner screens
+  // every candidate with it. A config that passes can still fail to compile (a schedule the
+  // compiler rejects while lowering).
+  virtual Status validate(const ir::Workload& w, const Config& c) const = 0;
+  // Hand-picked configs worth measuring early for `w` when compiling for `target` (a Halide target
+  // string or "host"); empty when the provider has none for this op. Each passes validate().
+  virtual std::vector<Config> seed_configs(const ir::Workload& w, const std::string& target) const = 0;
   // Instantiation errors (bad knob values, or a schedule Halide rejects for this workload, as
   // AutoTVM raises InstantiationError at schedule time) are InvalidArgument; failures of the
   // compiler itself are Internal.
   virtual Result<std::unique_ptr<Kernel>> compile(const ir::Workload& w, const Config& c,
                                                   const CompileOptions& options) const = 0;
+  // Builds, once per process and target, what every compile() for `target` needs first (Halide's
+  // JIT runtime: about 0.4 s of the first compile in a process). Starts no thread, so the process
+  // may still fork measurement workers afterwards, and they inherit it: each worker's compile() is
+  // then that much faster. Errors: an invalid target.
+  virtual Status warm_up(const std::string& target) const = 0;
 };
 
 // The registered providers, and lookup by name (NotFound lists the known ones).
 const std::vector<const Provider*>& providers();
 Result<const Provider*> find_provider(const std::string& name);
+
+// SIMD lanes of a float32 vector for a target string ("host" or a Halide target): 16 with AVX-512,
+// 8 with AVX/AVX2, else 4. InvalidArgument for a malformed target.
+Result<int> vector_lanes(const std::string& target);
 
 // Plain C++ reference implementation of a workload (slow, obviously correct), for checking outputs.
 Status run_reference(const ir::Workload& w, const std::vector<const HostTensor*>& inputs, HostTensor& output);

@@ -1,12 +1,16 @@
 #include "measure/runner.h"
 
 #include <dlfcn.h>
+#include <poll.h>
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -91,67 +95,79 @@ Result<std::unique_ptr<WorkloadRunner>> WorkloadRunner::create(const ir::Workloa
   return r;
 }
 
+std::unique_ptr<kernels::Kernel> WorkloadRunner::compile_stage(const Candidate& c, const SendFn& send) const {
+  auto start = Clock::now();
+  Result<std::unique_ptr<kernels::Kernel>> kernel = Status::Internal("not compiled");
+  try {
+    kernel = c.provider->compile(workload_, c.config, {device_.target, device_.threads});
+  } catch (const std::exception& e) {
+    kernel = Status::Internal(std::string("exception while compiling: ") + e.what());
+  }
+  json built = {{"stage", "built"}, {"build_time", seconds_since(start)}};
+  if (!kernel.ok()) {
+    bool bad_knob = kernel.status().code() == StatusCode::kInvalidArgument;
+    built["error"] = static_cast<int>(bad_knob ? ErrorCode::kInstantiationError : ErrorCode::kCompileHostError);
+    built["msg"] = kernel.status().message();
+    send(built);
+    return nullptr;
+  }
+  send(built);
+  return std::move(kernel).value();
+}
+
+void WorkloadRunner::run_stage(kernels::Kernel& kernel, const SendFn& send) const {
+  const auto start = Clock::now();
+  json done = {{"stage", "done"}};
+  auto fail = [&](ErrorCode e, const std::string& msg) {
+    done["error"] = static_cast<int>(e);
+    done["msg"] = msg;
+    done["run_time"] = seconds_since(start);
+    send(done);
+  };
+  const auto ins = pointers(inputs_);
+  kernels::HostTensor output(workload_.output);
+  try {
+    Status s = kernel.run(ins, output);
+    if (!s.ok()) return fail(ErrorCode::kRuntimeDeviceError, s.message());
+    if (options_.check_output) {
+      double err = kernels::max_scaled_error(output, reference_, options_.atol, options_.rtol);
+      if (!(err <= 1.0))  // NaN is wrong too
+        return fail(ErrorCode::kWrongAnswerError,
+                    "output differs from the reference: max scaled error " + std::to_string(err) + " (atol " +
+                        std::to_string(options_.atol) + ", rtol " + std::to_string(options_.rtol) + ")");
+    }
+    auto timing = time_runs([&] { return kernel.run(ins, output); }, options_.timing);
+    if (!timing.ok()) return fail(ErrorCode::kRuntimeDeviceError, timing.status().message());
+    done["costs"] = timing->costs;
+    done["number"] = timing->number;
+    done["run_time"] = seconds_since(start);
+    send(done);
+  } catch (const std::exception& e) {
+    fail(ErrorCode::kRuntimeDeviceError, std::string("exception: ") + e.what());
+  }
+}
+
 Record WorkloadRunner::measure(const kernels::Provider& provider, const kernels::Config& config) const {
+  // Worker protocol: {"stage":"built", "build_time", ["error", "msg"]} then
+  // {"stage":"done", "run_time", "costs" | "error", "msg"}.
+  const Candidate c{&provider, config};
+  WorkerOutcome out = run_worker(
+      [&](const SendFn& send) {
+        enter_device(device_);
+        std::unique_ptr<kernels::Kernel> kernel = compile_stage(c, send);
+        if (kernel) run_stage(*kernel, send);
+      },
+      {options_.build_timeout_s, options_.run_timeout_s});
+  return record_from(c, out);
+}
+
+Record WorkloadRunner::record_from(const Candidate& c, const WorkerOutcome& out) const {
   Record rec;
   rec.workload_key = workload_.key();
   rec.device_key = device_.key();
   rec.target = device_.target;
-  rec.provider = provider.name();
-  rec.config = config.knobs;
-
-  // Worker protocol: {"stage":"built", "build_time", ["error", "msg"]} then
-  // {"stage":"done", "run_time", "costs" | "error", "msg"}.
-  WorkerOutcome out = run_worker(
-      [&](const SendFn& send) {
-        enter_device(device_);
-        auto start = Clock::now();
-        Result<std::unique_ptr<kernels::Kernel>> kernel = Status::Internal("not compiled");
-        try {
-          kernel = provider.compile(workload_, config, {device_.target, device_.threads});
-        } catch (const std::exception& e) {
-          kernel = Status::Internal(std::string("exception while compiling: ") + e.what());
-        }
-        json built = {{"stage", "built"}, {"build_time", seconds_since(start)}};
-        if (!kernel.ok()) {
-          bool bad_knob = kernel.status().code() == StatusCode::kInvalidArgument;
-          built["error"] = static_cast<int>(bad_knob ? ErrorCode::kInstantiationError : ErrorCode::kCompileHostError);
-          built["msg"] = kernel.status().message();
-          send(built);
-          return;
-        }
-        send(built);
-
-        start = Clock::now();
-        json done = {{"stage", "done"}};
-        auto fail = [&](ErrorCode e, const std::string& msg) {
-          done["error"] = static_cast<int>(e);
-          done["msg"] = msg;
-          done["run_time"] = seconds_since(start);
-          send(done);
-        };
-        const auto ins = pointers(inputs_);
-        kernels::HostTensor output(workload_.output);
-        try {
-          Status s = (*kernel)->run(ins, output);
-          if (!s.ok()) return fail(ErrorCode::kRuntimeDeviceError, s.message());
-          if (options_.check_output) {
-            double err = kernels::max_scaled_error(output, reference_, options_.atol, options_.rtol);
-            if (!(err <= 1.0))  // NaN is wrong too
-              return fail(ErrorCode::kWrongAnswerError,
-                          "output differs from the reference: max scaled error " + std::to_string(err) + " (atol " +
-                              std::to_string(options_.atol) + ", rtol " + std::to_string(options_.rtol) + ")");
-          }
-          auto timing = time_runs([&] { return (*kernel)->run(ins, output); }, options_.timing);
-          if (!timing.ok()) return fail(ErrorCode::kRuntimeDeviceError, timing.status().message());
-          done["costs"] = timing->costs;
-          done["number"] = timing->number;
-          done["run_time"] = seconds_since(start);
-          send(done);
-        } catch (const std::exception& e) {
-          fail(ErrorCode::kRuntimeDeviceError, std::string("exception: ") + e.what());
-        }
-      },
-      {options_.build_timeout_s, options_.run_timeout_s});
+  rec.provider = c.provider->name();
+  rec.config = c.config.knobs;
   rec.timestamp = unix_now();
 
   const json* built = out.messages.size() > 0 ? &out.messages[0] : nullptr;
@@ -190,6 +206,172 @@ Record WorkloadRunner::measure(const kernels::Provider& provider, const kernels:
     return error(built ? ErrorCode::kRuntimeDeviceError : ErrorCode::kCompileHostError,
                  std::string(built ? "while running: " : "while compiling: ") + out.describe());
   return error(ErrorCode::kUnknownError, out.describe());
+}
+
+CpuPlan plan_cpus(int timing_threads) {
+  CpuPlan plan;
+  plan.timing = pinned_cpus(timing_threads);
+  for (int cpu : pinned_cpus(1 << 16))
+    if (std::find(plan.timing.begin(), plan.timing.end(), cpu) == plan.timing.end()) plan.build.push_back(cpu);
+  if (plan.build.empty()) {
+    plan.build = plan.timing;
+    plan.exclusive = true;
+  }
+  return plan;
+}
+
+namespace {
+
+// One candidate's worker in measure_batch.
+struct Slot {
+  enum class State { kCompiling, kBuilt, kTiming };
+  size_t index = 0;
+  std::unique_ptr<Worker> worker;
+  State state = State::kCompiling;
+  Clock::time_point phase_start;  // of the current state
+  double stopped_s = 0;           // compiling time spent stopped (not counted against the limit)
+  std::optional<Clock::time_point> stopped_at;
+};
+
+}  // namespace
+
+Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
+                                     const std::function<Status(size_t, Record)>& on_record) const {
+  if (options_.build_jobs < 1) return Status::InvalidArgument("build_jobs must be at least 1");
+  for (const Candidate& c : candidates) {
+    Status warm = c.provider->warm_up(device_.target);
+    if (!warm.ok()) return warm.WithContext("warming up the " + c.provider->name() + " compiler");
+  }
+  const CpuPlan cpus = plan_cpus(device_.threads);
+  std::vector<Slot> slots;
+  size_t next = 0;
+  bool timing = false;
+
+  auto start_worker = [&](size_t i) {
+    Slot s;
+    s.index = i;
+    s.phase_start = Clock::now();
+    const Candidate& c = candidates[i];
+    s.worker = Worker::start([&, c](const SendFn& send, const ReceiveFn& receive) {
+      enter_device(device_);
+      (void)pin_current_thread(cpus.build);
+      std::unique_ptr<kernels::Kernel> kernel = compile_stage(c, send);
+      if (!kernel || receive() != 'g') return;
+      (void)pin_current_thread(cpus.timing);
+      run_stage(*kernel, send);
+    });
+    slots.push_back(std::move(s));
+  };
+  auto compiling = [&](Slot& s) { return s.state == Slot::State::kCompiling; };
+  auto set_stopped = [&](bool stop) {
+    if (!cpus.exclusive) return;
+    for (Slot& s : slots) {
+      if (!compiling(s)) continue;
+      if (stop && !s.stopped_at) {
+        s.worker->stop();
+        s.stopped_at = Clock::now();
+      } else if (!stop && s.stopped_at) {
+        s.stopped_s += std::chrono::duration<double>(Clock::now() - *s.stopped_at).count();
+        s.stopped_at.reset();
+        s.worker->resume();
+      }
+    }
+  };
+  // Ends slot k (kill: it timed out) and hands its record over.
+  auto finish = [&](size_t k, bool kill) -> Status {
+    Slot s = std::move(slots[k]);
+    slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(k));
+    if (s.state == Slot::State::kTiming) {
+      timing = false;
+      set_stopped(false);
+    }
+    WorkerOutcome out = s.worker->finish(kill);
+    return on_record(s.index, record_from(candidates[s.index], out));
+  };
+
+  while (next < candidates.size() || !slots.empty()) {
+    // Start compiles: build_jobs at once, and no more built-and-waiting ones than that.
+    int active = 0, waiting = 0;
+    for (Slot& s : slots) {
+      if (compiling(s)) ++active;
+      if (s.state == Slot::State::kBuilt) ++waiting;
+    }
+    while (next < candidates.size() && active < options_.build_jobs && waiting < options_.build_jobs) {
+      start_worker(next++);
+      ++active;
+      if (timing && cpus.exclusive) {
+        slots.back().worker->stop();
+        slots.back().stopped_at = Clock::now();
+      }
+    }
+    // Time the first built candidate when nothing is timed.
+    if (!timing) {
+      Slot* first = nullptr;
+      for (Slot& s : slots)
+        if (s.state == Slot::State::kBuilt && (first == nullptr || s.index < first->index)) first = &s;
+      if (first != nullptr) {
+        set_stopped(true);
+        first->state = Slot::State::kTiming;
+        first->phase_start = Clock::now();
+        timing = true;
+        first->worker->signal('g');  // when it has died, its pipes close and it ends below
+      }
+    }
+
+    // Wait for the next message, end of a worker or deadline.
+    std::vector<pollfd> fds;
+    std::vector<size_t> owner;
+    double wait_s = 1e9;
+    const auto now = Clock::now();
+    for (size_t k = 0; k < slots.size(); ++k) {
+      Slot& s = slots[k];
+      for (int fd : {s.worker->message_fd(), s.worker->output_fd()})
+        if (fd >= 0) {
+          fds.push_back({fd, POLLIN, 0});
+          owner.push_back(k);
+        }
+      double elapsed = std::chrono::duration<double>(now - s.phase_start).count();
+      if (compiling(s)) {
+        if (s.stopped_at) continue;  // no deadline while stopped
+        wait_s = std::min(wait_s, options_.build_timeout_s - (elapsed - s.stopped_s));
+      } else if (s.state == Slot::State::kTiming) {
+        wait_s = std::min(wait_s, options_.run_timeout_s - elapsed);
+      }
+    }
+    if (!fds.empty()) {
+      int n = ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp(wait_s * 1e3 + 1, 0.0, 1e9)));
+      if (n < 0 && errno != EINTR) return Status::Internal(std::string("poll failed: ") + std::strerror(errno));
+      for (size_t f = 0; n > 0 && f < fds.size(); ++f) {
+        if (!(fds[f].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        Slot& s = slots[owner[f]];
+        if (s.worker->read(fds[f].fd) == 0) continue;
+        const json& last = s.worker->messages().back();
+        if (last.value("stage", "") == "built") {
+          s.state = Slot::State::kBuilt;
+          s.phase_start = Clock::now();
+          // It may have been stopped after it sent the message: waiting for its turn takes no CPU.
+          if (s.stopped_at) {
+            s.stopped_at.reset();
+            s.worker->resume();
+          }
+        }
+      }
+    }
+    // End the workers that are done (closed pipes, or an error at build), or past their deadline.
+    for (size_t k = slots.size(); k-- > 0;) {
+      Slot& s = slots[k];
+      const auto& msgs = s.worker->messages();
+      bool build_error = !msgs.empty() && msgs[0].contains("error");
+      double elapsed = std::chrono::duration<double>(Clock::now() - s.phase_start).count();
+      bool late = (compiling(s) && !s.stopped_at && elapsed - s.stopped_s > options_.build_timeout_s) ||
+                  (s.state == Slot::State::kTiming && elapsed > options_.run_timeout_s);
+      if (s.worker->closed() || build_error || late || msgs.size() >= 2) {
+        if (s.stopped_at) s.worker->resume();
+        TP_RETURN_IF_ERROR(finish(k, late && !s.worker->closed() && msgs.size() < 2 && !build_error));
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace tensorperf::measure

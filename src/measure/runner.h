@@ -10,11 +10,14 @@
 //   7 run_timeout    checking and timing took longer than run_timeout_s
 //   8 unknown        the worker exited without reporting
 //
-// Fork safety (REQUIRES): the calling process must not have started Halide's JIT or thread pool,
-// OpenMP or oneDNN; the worker starts them itself. Only the calling thread is copied into a worker.
+// Fork safety (REQUIRES): the calling process must not have started a thread that a worker would
+// need: Halide's thread pool (any run of a parallel Halide kernel), OpenMP's (any parallel region,
+// oneDNN's kernels among them). Compiling without running (Provider::warm_up, compile()) starts
+// none. Only the calling thread is copied into a worker.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -36,7 +39,27 @@ struct MeasureOptions {
   bool check_output = true;          // compare the first run with kernels::run_reference
   double atol = 1e-3, rtol = 1e-3;   // tolerance of that comparison (kernels::max_scaled_error)
   uint64_t seed = 1;                 // random inputs: the same seed and workload give the same data
+  // measure_batch: how many candidates compile at once, ahead of the one being timed. Compiles run
+  // on the CPUs the device's timing does not use; when timing uses every CPU they run only while
+  // nothing is timed (they are stopped during a timing). REQUIRES: >= 1.
+  int build_jobs = 1;
 };
+
+struct WorkerOutcome;  // worker.h, private to measure/
+
+// One config to measure, with the provider that compiles it.
+struct Candidate {
+  const kernels::Provider* provider = nullptr;
+  kernels::Config config;
+};
+
+// Where measure_batch runs compiles and timings: timing on the device's first `threads` CPUs, compiles
+// on the others, or on all of them between timings when there are no others.
+struct CpuPlan {
+  std::vector<int> timing, build;
+  bool exclusive = false;  // build == every CPU: compiles pause while a timing runs
+};
+CpuPlan plan_cpus(int timing_threads);
 
 // Measures configs of one workload on one device. Inputs (random, non-zero) are made once here and
 // the reference output once, in a worker of its own; each measure() call forks a worker that
@@ -50,8 +73,23 @@ class WorkloadRunner {
   // Never fails: every failure is a Record with an error code. Not thread-safe.
   Record measure(const kernels::Provider& provider, const kernels::Config& config) const;
 
+  // Measures every candidate under the same protocol, each in a worker of its own, with compiles
+  // running ahead of timing (options.build_jobs, plan_cpus). Candidates are timed one at a time, in
+  // order. on_record(i, record) is called for candidate i as soon as its record exists, so not in
+  // order: an instantiation error, for one, arrives at once. Before the first fork it warms up each
+  // provider's compiler for the device's target in this process (Provider::warm_up), so workers
+  // inherit it. Errors: the first non-OK status on_record returns (the remaining workers are killed
+  // and no more records are made).
+  Status measure_batch(const std::vector<Candidate>& candidates,
+                       const std::function<Status(size_t, Record)>& on_record) const;
+
  private:
   WorkloadRunner(const ir::Workload& workload, const Device& device, const MeasureOptions& options);
+  // A record for `c` from how its worker ended (the stage protocol of measure()).
+  Record record_from(const Candidate& c, const WorkerOutcome& out) const;
+  // The worker's stages: compile (sends "built"), then check and time (sends "done").
+  std::unique_ptr<kernels::Kernel> compile_stage(const Candidate& c, const std::function<void(const nlohmann::json&)>& send) const;
+  void run_stage(kernels::Kernel& kernel, const std::function<void(const nlohmann::json&)>& send) const;
 
   ir::Workload workload_;
   Device device_;

@@ -1,10 +1,14 @@
 #include "fake_provider.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <new>
 #include <stdexcept>
 
 namespace tensorperf::measure::testing {
@@ -29,6 +33,12 @@ class FakeKernel : public kernels::Kernel {
     for (int64_t i = 0; i < n; ++i) y[i] = std::max(x[i], 0.0f);
     if (behavior_ == "wrong") y[n / 2] += 10.0f;
     if (behavior_ == "sleep_1ms") ::usleep(1000);
+    if (behavior_ == "exclusive") {
+      static const int fd = ::open("/tmp/tensorperf-fake-exclusive.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+      if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return Status::Internal("fake kernel: another run holds the lock");
+      ::usleep(1000);
+      ::flock(fd, LOCK_UN);
+    }
     return Status::Ok();
   }
 
@@ -44,16 +54,42 @@ kernels::ConfigSpace FakeProvider::space(const ir::Workload&) const {
 
 kernels::Config FakeProvider::default_config(const ir::Workload&) const { return fake_config("ok"); }
 
-Result<std::unique_ptr<kernels::Kernel>> FakeProvider::compile(const ir::Workload&, const kernels::Config& c,
+Status FakeProvider::validate(const ir::Workload&, const kernels::Config& c) const {
+  if (c.knobs.value("behavior", "ok") == "bad_knob") return Status::InvalidArgument("fake: tile 3 does not divide 16");
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<kernels::Kernel>> FakeProvider::compile(const ir::Workload& w, const kernels::Config& c,
                                                                const kernels::CompileOptions&) const {
+  TP_RETURN_IF_ERROR(validate(w, c));
   std::string b = c.knobs.value("behavior", "ok");
-  if (b == "bad_knob") return Status::InvalidArgument("fake: tile 3 does not divide 16");
+  if (b == "compile_slow") {
+    FakeShared& s = fake_shared();
+    int now = __atomic_add_fetch(&s.compiling, 1, __ATOMIC_SEQ_CST);
+    int seen = __atomic_load_n(&s.max_compiling, __ATOMIC_SEQ_CST);
+    while (now > seen && !__atomic_compare_exchange_n(&s.max_compiling, &seen, now, false, __ATOMIC_SEQ_CST,
+                                                      __ATOMIC_SEQ_CST)) {
+    }
+    ::usleep(100'000);
+    __atomic_sub_fetch(&s.compiling, 1, __ATOMIC_SEQ_CST);
+  }
   if (b == "compile_error") return Status::Internal("fake: lowering failed");
   if (b == "compile_abort") std::abort();
   if (b == "compile_hang")
     while (true) ::pause();
   return std::unique_ptr<kernels::Kernel>(new FakeKernel(b));
 }
+
+FakeShared& fake_shared() {
+  static FakeShared* shared = [] {
+    void* p = ::mmap(nullptr, sizeof(FakeShared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) std::abort();
+    return new (p) FakeShared();
+  }();
+  return *shared;
+}
+
+void reset_fake_shared() { fake_shared() = FakeShared(); }
 
 kernels::Config fake_config(const std::string& behavior) {
   kernels::Config c;

@@ -13,7 +13,9 @@ namespace tensorperf::measure::testing {
 // behavior values: "ok", "sleep_1ms" (ok, 1 ms per run), "bad_knob" (compile: InvalidArgument),
 // "compile_error" (compile: Internal), "compile_abort" (abort() in compile), "compile_hang",
 // "run_error" (run returns an error), "crash" (SIGSEGV in run), "out_of_bounds" (writes far past
-// the output), "hang" (run never returns), "wrong" (wrong output), "throw" (run throws).
+// the output), "hang" (run never returns), "wrong" (wrong output), "throw" (run throws),
+// "compile_slow" (compile takes 100 ms and counts how many compiles run at once, in FakeShared),
+// "exclusive" (each run holds an exclusive lock for 1 ms and fails if another fake run holds it).
 class FakeProvider : public kernels::Provider {
  public:
   std::string name() const override { return "fake"; }
@@ -21,9 +23,22 @@ class FakeProvider : public kernels::Provider {
   // behavior in {"ok", "sleep_1ms"} x tile in {1, 2, 4, 8} x unroll in {0, 1}.
   kernels::ConfigSpace space(const ir::Workload& w) const override;
   kernels::Config default_config(const ir::Workload& w) const override;
+  // "bad_knob" is invalid; every other behavior passes (its failure shows only when compiled or run).
+  Status validate(const ir::Workload& w, const kernels::Config& c) const override;
+  std::vector<kernels::Config> seed_configs(const ir::Workload&, const std::string&) const override { return {}; }
+  Status warm_up(const std::string&) const override { return Status::Ok(); }
   Result<std::unique_ptr<kernels::Kernel>> compile(const ir::Workload& w, const kernels::Config& c,
                                                    const kernels::CompileOptions& options) const override;
 };
+
+// Counters shared by the test process and the workers it forks (an anonymous shared mapping).
+struct FakeShared {
+  int compiling = 0;          // compiles running now ("compile_slow")
+  int max_compiling = 0;      // the most seen at once
+};
+// Maps the block on first use: call it (e.g. via reset_fake_shared) before any worker is forked.
+FakeShared& fake_shared();
+void reset_fake_shared();
 
 // A config of the fake provider with the given behavior (tile 1, unroll 0).
 kernels::Config fake_config(const std::string& behavior);

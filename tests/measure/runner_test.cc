@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,8 @@ namespace {
 
 using testing::fake_config;
 using testing::FakeProvider;
+using testing::fake_shared;
+using testing::reset_fake_shared;
 using testing::relu_workload;
 
 class RunnerTest : public ::testing::Test {
@@ -106,6 +109,101 @@ TEST_F(RunnerTest, HangsBecomeTimeoutsWithinTheLimit) {
   EXPECT_LT(secs, 3.0);
   Record build = measure("compile_hang", o);
   EXPECT_EQ(build.error, ErrorCode::kBuildTimeoutError) << build.error_msg;
+}
+
+// measure_batch: every candidate's record, with the error measure() would give it.
+TEST_F(RunnerTest, BatchGivesEachCandidateTheRecordMeasureWould) {
+  MeasureOptions o = options();
+  o.build_timeout_s = 1;
+  o.run_timeout_s = 1;
+  o.build_jobs = 2;
+  auto runner = WorkloadRunner::create(relu_workload(), *device_, o);
+  ASSERT_TRUE(runner.ok()) << runner.status().message();
+  const std::vector<std::pair<std::string, ErrorCode>> cases = {
+      {"ok", ErrorCode::kNoError},
+      {"bad_knob", ErrorCode::kInstantiationError},
+      {"sleep_1ms", ErrorCode::kNoError},
+      {"compile_error", ErrorCode::kCompileHostError},
+      {"compile_abort", ErrorCode::kCompileHostError},
+      {"crash", ErrorCode::kRuntimeDeviceError},
+      {"out_of_bounds", ErrorCode::kRuntimeDeviceError},
+      {"run_error", ErrorCode::kRuntimeDeviceError},
+      {"wrong", ErrorCode::kWrongAnswerError},
+      {"hang", ErrorCode::kRunTimeoutError},
+      {"compile_hang", ErrorCode::kBuildTimeoutError},
+      {"ok", ErrorCode::kNoError},
+  };
+  std::vector<Candidate> batch;
+  for (const auto& [b, e] : cases) batch.push_back({&provider_, fake_config(b)});
+  std::vector<std::optional<Record>> got(batch.size());
+  Status s = (*runner)->measure_batch(batch, [&](size_t i, Record r) {
+    EXPECT_FALSE(got[i].has_value()) << "candidate " << i << " reported twice";
+    got[i] = std::move(r);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    ASSERT_TRUE(got[i].has_value()) << cases[i].first;
+    EXPECT_EQ(got[i]->error, cases[i].second) << cases[i].first << ": " << got[i]->error_msg;
+    EXPECT_EQ(got[i]->config["behavior"], cases[i].first);
+    EXPECT_EQ(got[i]->device_key, device_->key());
+    if (cases[i].second == ErrorCode::kNoError) {
+      EXPECT_EQ(got[i]->costs.size(), 3u);
+    }
+  }
+}
+
+// With spare CPUs (timing on one) and without (timing on all, compiles paused while timing).
+TEST_F(RunnerTest, BatchNeverTimesTwoCandidatesAtOnce) {
+  for (int threads : {1, static_cast<int>(pinned_cpus(1 << 16).size())}) {
+    Device d = *device_;
+    d.threads = threads;
+    EXPECT_EQ(plan_cpus(threads).exclusive, threads == static_cast<int>(pinned_cpus(1 << 16).size()));
+    MeasureOptions o = options();
+    o.build_jobs = 3;
+    auto runner = WorkloadRunner::create(relu_workload(), d, o);
+    ASSERT_TRUE(runner.ok());
+    std::vector<Candidate> batch(8, Candidate{&provider_, fake_config("exclusive")});
+    int ok = 0;
+    ASSERT_TRUE((*runner)
+                    ->measure_batch(batch,
+                                    [&](size_t, Record r) {
+                                      EXPECT_EQ(r.error, ErrorCode::kNoError) << r.error_msg;
+                                      ok += r.ok();
+                                      return Status::Ok();
+                                    })
+                    .ok());
+    EXPECT_EQ(ok, 8) << threads << " timing threads";
+  }
+}
+
+TEST_F(RunnerTest, BatchCompilesAsManyAheadAsBuildJobs) {
+  for (int jobs : {1, 3}) {
+    reset_fake_shared();
+    MeasureOptions o = options();
+    o.build_jobs = jobs;
+    auto runner = WorkloadRunner::create(relu_workload(), *device_, o);
+    ASSERT_TRUE(runner.ok());
+    std::vector<Candidate> batch(6, Candidate{&provider_, fake_config("compile_slow")});
+    ASSERT_TRUE((*runner)->measure_batch(batch, [](size_t, Record r) {
+      EXPECT_TRUE(r.ok()) << r.error_msg;
+      return Status::Ok();
+    }).ok());
+    EXPECT_EQ(fake_shared().max_compiling, jobs);
+  }
+}
+
+TEST_F(RunnerTest, BatchStopsAtTheFirstFailingCallback) {
+  auto runner = WorkloadRunner::create(relu_workload(), *device_, options());
+  ASSERT_TRUE(runner.ok());
+  std::vector<Candidate> batch(5, Candidate{&provider_, fake_config("ok")});
+  int calls = 0;
+  Status s = (*runner)->measure_batch(batch, [&](size_t, Record) {
+    ++calls;
+    return Status::IoError("disk full");
+  });
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_EQ(calls, 1);
 }
 
 }  // namespace

@@ -103,43 +103,71 @@ Halide::Buffer<float> pack_weights(const HostTensor& t, int ob) {
   return p;
 }
 
-Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
+// The knobs of one config, read and checked against the workload (what validate() and build() share).
+struct ConvKnobs {
+  std::string layout, tail_name, at, order, pad_at, par;
+  int ob, vw, tx, ty, rcb, unroll, strip, pad_tasks;
+  TailStrategy tail;
+  bool blocked;
+};
+
+Result<ConvKnobs> read_conv_knobs(const ir::Workload& w, const Knobs& k) {
   const ConvShape s = conv_shape(w);
-  TP_ASSIGN_OR_RETURN(std::string layout, k.get_string("layout"));
-  TP_ASSIGN_OR_RETURN(int ob, k.get_int("oc_block"));
-  TP_ASSIGN_OR_RETURN(int vw, k.get_int("vector_width"));
-  TP_ASSIGN_OR_RETURN(int tx, k.get_int("tile_x"));
-  TP_ASSIGN_OR_RETURN(int ty, k.get_int("tile_y"));
-  TP_ASSIGN_OR_RETURN(std::string tail_name, k.get_string("tail"));
-  TP_ASSIGN_OR_RETURN(TailStrategy tail, tail_strategy(tail_name));
-  TP_ASSIGN_OR_RETURN(std::string at, k.get_string("compute_at"));
-  TP_ASSIGN_OR_RETURN(int rcb, k.get_int("rc_block"));
-  TP_ASSIGN_OR_RETURN(std::string order, k.get_string("reduce_order"));
-  TP_ASSIGN_OR_RETURN(std::string pad_at, k.get_string("pad"));
-  TP_ASSIGN_OR_RETURN(int unroll, k.get_int("unroll"));
-  TP_ASSIGN_OR_RETURN(std::string par, k.get_string("parallel"));
-  TP_ASSIGN_OR_RETURN(int strip, k.get_int("strip", 1));
-  TP_ASSIGN_OR_RETURN(int pad_tasks, k.get_int("pad_tasks", 0));
-  const bool blocked = layout == "nchwc";
-  if (!blocked && layout != "nchw") return Status::InvalidArgument("layout must be nchwc or nchw, got '" + layout + "'");
-  if (ob < 1 || vw < 1 || tx < 1 || ty < 1 || rcb < 0 || strip < 0 || pad_tasks < 0)
+  ConvKnobs c;
+  TP_ASSIGN_OR_RETURN(c.layout, k.get_string("layout"));
+  TP_ASSIGN_OR_RETURN(c.ob, k.get_int("oc_block"));
+  TP_ASSIGN_OR_RETURN(c.vw, k.get_int("vector_width"));
+  TP_ASSIGN_OR_RETURN(c.tx, k.get_int("tile_x"));
+  TP_ASSIGN_OR_RETURN(c.ty, k.get_int("tile_y"));
+  TP_ASSIGN_OR_RETURN(c.tail_name, k.get_string("tail"));
+  TP_ASSIGN_OR_RETURN(c.tail, tail_strategy(c.tail_name));
+  TP_ASSIGN_OR_RETURN(c.at, k.get_string("compute_at"));
+  TP_ASSIGN_OR_RETURN(c.rcb, k.get_int("rc_block"));
+  TP_ASSIGN_OR_RETURN(c.order, k.get_string("reduce_order"));
+  TP_ASSIGN_OR_RETURN(c.pad_at, k.get_string("pad"));
+  TP_ASSIGN_OR_RETURN(c.unroll, k.get_int("unroll"));
+  TP_ASSIGN_OR_RETURN(c.par, k.get_string("parallel"));
+  TP_ASSIGN_OR_RETURN(c.strip, k.get_int("strip", 1));
+  TP_ASSIGN_OR_RETURN(c.pad_tasks, k.get_int("pad_tasks", 0));
+  c.blocked = c.layout == "nchwc";
+  if (!c.blocked && c.layout != "nchw")
+    return Status::InvalidArgument("layout must be nchwc or nchw, got '" + c.layout + "'");
+  if (c.ob < 1 || c.vw < 1 || c.tx < 1 || c.ty < 1 || c.rcb < 0 || c.strip < 0 || c.pad_tasks < 0)
     return Status::InvalidArgument(
         "oc_block, vector_width, tile_x, tile_y must be >= 1 and rc_block, strip, pad_tasks >= 0");
-  if (blocked && ob % vw != 0)
-    return Status::InvalidArgument("nchwc needs oc_block (" + std::to_string(ob) + ") to be a multiple of vector_width (" +
-                                   std::to_string(vw) + ")");
-  if (tail == TailStrategy::RoundUp) return Status::InvalidArgument("tail round_up would write past the output");
-  if (tail == TailStrategy::ShiftInwards && (tx > s.OW || ty > s.OH))
+  if (c.blocked && c.ob % c.vw != 0)
+    return Status::InvalidArgument("nchwc needs oc_block (" + std::to_string(c.ob) +
+                                   ") to be a multiple of vector_width (" + std::to_string(c.vw) + ")");
+  if (c.tail == TailStrategy::RoundUp) return Status::InvalidArgument("tail round_up would write past the output");
+  if (c.tail == TailStrategy::ShiftInwards && (c.tx > s.OW || c.ty > s.OH))
     return Status::InvalidArgument("tail shift_inwards needs tile_x <= output width and tile_y <= output height");
   // Unrolling a tile larger than the register file only spills and makes LLVM crawl (minutes).
-  const int accumulators = blocked ? (ob / vw) * tx * ty : ((tx + vw - 1) / vw) * ob * ty;
-  if (unroll && accumulators > kMaxUnrolledAccumulators)
+  const int accumulators = c.blocked ? (c.ob / c.vw) * c.tx * c.ty : ((c.tx + c.vw - 1) / c.vw) * c.ob * c.ty;
+  if (c.unroll && accumulators > kMaxUnrolledAccumulators)
     return Status::InvalidArgument("unrolled register tile of " + std::to_string(accumulators) +
                                    " vectors is too large (at most " + std::to_string(kMaxUnrolledAccumulators) + ")");
-  if (at != "tile" && at != "row") return Status::InvalidArgument("compute_at must be tile or row");
-  if (order != "c_k" && order != "k_c") return Status::InvalidArgument("reduce_order must be c_k or k_c");
-  if (pad_at != "inline" && pad_at != "root" && pad_at != "row") return Status::InvalidArgument("pad must be inline, root or row");
-  if (par != "rows" && par != "oc" && par != "none") return Status::InvalidArgument("parallel must be rows, oc or none");
+  if (c.at != "tile" && c.at != "row") return Status::InvalidArgument("compute_at must be tile or row");
+  if (c.order != "c_k" && c.order != "k_c") return Status::InvalidArgument("reduce_order must be c_k or k_c");
+  if (c.pad_at != "inline" && c.pad_at != "root" && c.pad_at != "row")
+    return Status::InvalidArgument("pad must be inline, root or row");
+  if (c.par != "rows" && c.par != "oc" && c.par != "none")
+    return Status::InvalidArgument("parallel must be rows, oc or none");
+  return c;
+}
+
+Status conv2d_validate(const ir::Workload& w, const Knobs& k) { return read_conv_knobs(w, k).status(); }
+
+Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
+  const ConvShape s = conv_shape(w);
+  TP_ASSIGN_OR_RETURN(const ConvKnobs c, read_conv_knobs(w, k));
+  const std::string& at = c.at;
+  const std::string& order = c.order;
+  const std::string& pad_at = c.pad_at;
+  const std::string& par = c.par;
+  const int ob = c.ob, vw = c.vw, tx = c.tx, ty = c.ty, rcb = c.rcb, unroll = c.unroll, strip = c.strip;
+  const int pad_tasks = c.pad_tasks;
+  const TailStrategy tail = c.tail;
+  const bool blocked = c.blocked;
 
   Program prog;
   prog.inputs = make_params(w);
@@ -280,10 +308,59 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   return prog;
 }
 
+// Hand-picked starting points: blocked (NCHWc) register tiles of 4 to 8 vectors, accumulated per
+// tile or per row strip with a channel split that keeps a weight block in L1. Deep outputs (7x7 to
+// 28x28) also get one weight block swept over a strip of 7 rows or of the whole output, with the
+// padded copy made at root in 8 tasks (one task per channel costs more than the copy there).
+std::vector<nlohmann::json> conv2d_seeds(const ir::Workload& w, int vw) {
+  std::vector<nlohmann::json> out;
+  if (w.attrs.get_int("groups", 1) != 1) return out;
+  const ConvShape s = conv_shape(w);
+  struct Tile {
+    int ob, tx;
+    const char* at;
+    int rc;
+    int strip = 1;  // tile rows per strip (0: the whole height)
+  };
+  std::vector<Tile> tiles = {{2 * vw, 8, "tile", 0}, {4 * vw, 4, "tile", 0}, {2 * vw, 7, "tile", 0},
+                             {2 * vw, 8, "row", 32}, {2 * vw, 8, "row", 64},  {4 * vw, 4, "row", 64},
+                             {2 * vw, 7, "row", 64}, {4 * vw, 7, "row", 32}};
+  if (s.OH <= 28)
+    for (int strip : {7, 0}) {
+      if (strip == 7 && s.OH <= 7) continue;  // 7 of 7 rows: the same as 0
+      for (Tile t : std::vector<Tile>{{2 * vw, 7, "row", 16}, {2 * vw, 7, "row", 32}, {4 * vw, 7, "row", 16}}) {
+        t.strip = strip;
+        tiles.push_back(t);
+      }
+    }
+  for (const Tile& t : tiles) {
+    if (t.tx == 7 && s.OW % 7 != 0) continue;
+    std::vector<const char*> pads = {"inline"};
+    if (s.padded() && t.strip == 1) pads = {"root", "row"};
+    else if (s.padded()) pads = {"root"};
+    for (const char* pad : pads)
+      out.push_back({{"layout", "nchwc"},
+                     {"oc_block", t.ob},
+                     {"vector_width", vw},
+                     {"tile_x", t.tx},
+                     {"tile_y", 1},
+                     {"tail", "guard"},
+                     {"compute_at", t.at},
+                     {"rc_block", t.rc},
+                     {"reduce_order", "c_k"},
+                     {"pad", pad},
+                     {"unroll", 1},
+                     {"parallel", "rows"},
+                     {"strip", t.strip},
+                     {"pad_tasks", std::string(pad) == "root" ? 8 : 0}});
+  }
+  return out;
+}
+
 }  // namespace
 
 const OpTemplate& conv2d_template() {
-  static const OpTemplate t{conv2d_space, conv2d_default, conv2d_build};
+  static const OpTemplate t{conv2d_space, conv2d_default, conv2d_validate, conv2d_build, conv2d_seeds};
   return t;
 }
 

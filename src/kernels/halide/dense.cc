@@ -48,19 +48,52 @@ Halide::Buffer<float> pack_weights(const HostTensor& t, int mb) {
   return p;
 }
 
+struct DenseKnobs {
+  std::string layout, par;
+  int mb, vw, tr, kb, unroll;
+};
+
+Result<DenseKnobs> read_dense_knobs(const Knobs& kn) {
+  DenseKnobs d;
+  TP_ASSIGN_OR_RETURN(d.layout, kn.get_string("layout"));
+  TP_ASSIGN_OR_RETURN(d.mb, kn.get_int("m_block"));
+  TP_ASSIGN_OR_RETURN(d.vw, kn.get_int("vector_width"));
+  TP_ASSIGN_OR_RETURN(d.tr, kn.get_int("tile_r"));
+  TP_ASSIGN_OR_RETURN(d.kb, kn.get_int("k_block"));
+  TP_ASSIGN_OR_RETURN(d.unroll, kn.get_int("unroll"));
+  TP_ASSIGN_OR_RETURN(d.par, kn.get_string("parallel"));
+  const bool packed = d.layout == "packed";
+  if (!packed && d.layout != "plain") return Status::InvalidArgument("layout must be packed or plain");
+  if (d.mb < 1 || d.vw < 1 || d.tr < 1 || d.kb < 0) return Status::InvalidArgument("block sizes must be positive");
+  if (packed && d.mb % d.vw != 0)
+    return Status::InvalidArgument("packed layout needs m_block to be a multiple of vector_width");
+  if (d.par != "m" && d.par != "rows" && d.par != "none")
+    return Status::InvalidArgument("parallel must be m, rows or none");
+  return d;
+}
+
+Status dense_validate(const ir::Workload&, const Knobs& kn) { return read_dense_knobs(kn).status(); }
+
+// Packed weights in register tiles of 1 to 4 vectors, with and without a reduction split.
+std::vector<nlohmann::json> dense_seeds(const ir::Workload&, int vw) {
+  std::vector<nlohmann::json> out;
+  for (int mb : {vw, 2 * vw, 4 * vw})
+    for (int kb : {0, 256})
+      out.push_back({{"layout", "packed"},
+                     {"m_block", mb},
+                     {"vector_width", vw},
+                     {"tile_r", 1},
+                     {"k_block", kb},
+                     {"unroll", 1},
+                     {"parallel", "m"}});
+  return out;
+}
+
 Result<Program> dense_build(const ir::Workload& w, const Knobs& kn) {
-  TP_ASSIGN_OR_RETURN(std::string layout, kn.get_string("layout"));
-  TP_ASSIGN_OR_RETURN(int mb, kn.get_int("m_block"));
-  TP_ASSIGN_OR_RETURN(int vw, kn.get_int("vector_width"));
-  TP_ASSIGN_OR_RETURN(int tr, kn.get_int("tile_r"));
-  TP_ASSIGN_OR_RETURN(int kb, kn.get_int("k_block"));
-  TP_ASSIGN_OR_RETURN(int unroll, kn.get_int("unroll"));
-  TP_ASSIGN_OR_RETURN(std::string par, kn.get_string("parallel"));
-  const bool packed = layout == "packed";
-  if (!packed && layout != "plain") return Status::InvalidArgument("layout must be packed or plain");
-  if (mb < 1 || vw < 1 || tr < 1 || kb < 0) return Status::InvalidArgument("block sizes must be positive");
-  if (packed && mb % vw != 0) return Status::InvalidArgument("packed layout needs m_block to be a multiple of vector_width");
-  if (par != "m" && par != "rows" && par != "none") return Status::InvalidArgument("parallel must be m, rows or none");
+  TP_ASSIGN_OR_RETURN(const DenseKnobs d, read_dense_knobs(kn));
+  const std::string& par = d.par;
+  const int mb = d.mb, vw = d.vw, tr = d.tr, kb = d.kb, unroll = d.unroll;
+  const bool packed = d.layout == "packed";
 
   const int K = static_cast<int>(w.inputs[1].shape[1]), M = static_cast<int>(w.inputs[1].shape[0]);
   const int R = static_cast<int>(w.output.num_elements() / M);
@@ -114,7 +147,7 @@ Result<Program> dense_build(const ir::Workload& w, const Knobs& kn) {
 }  // namespace
 
 const OpTemplate& dense_template() {
-  static const OpTemplate t{dense_space, dense_default, dense_build};
+  static const OpTemplate t{dense_space, dense_default, dense_validate, dense_build, dense_seeds};
   return t;
 }
 

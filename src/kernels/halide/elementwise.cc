@@ -35,12 +35,27 @@ std::vector<Expr> broadcast_index(const ir::Shape& shape, const std::vector<Var>
   return idx;
 }
 
+struct ElementwiseKnobs {
+  int vw, unroll;
+  std::string par;
+};
+
+Result<ElementwiseKnobs> read_elementwise_knobs(const Knobs& kn) {
+  ElementwiseKnobs e;
+  TP_ASSIGN_OR_RETURN(e.vw, kn.get_int("vector_width"));
+  TP_ASSIGN_OR_RETURN(e.unroll, kn.get_int("unroll"));
+  TP_ASSIGN_OR_RETURN(e.par, kn.get_string("parallel"));
+  if (e.vw < 1 || e.unroll < 1) return Status::InvalidArgument("vector_width and unroll must be >= 1");
+  if (e.par != "outer" && e.par != "none") return Status::InvalidArgument("parallel must be outer or none");
+  return e;
+}
+
+Status elementwise_validate(const ir::Workload&, const Knobs& kn) { return read_elementwise_knobs(kn).status(); }
+
 Result<Program> elementwise_build(const ir::Workload& w, const Knobs& kn) {
-  TP_ASSIGN_OR_RETURN(int vw, kn.get_int("vector_width"));
-  TP_ASSIGN_OR_RETURN(int unroll, kn.get_int("unroll"));
-  TP_ASSIGN_OR_RETURN(std::string par, kn.get_string("parallel"));
-  if (vw < 1 || unroll < 1) return Status::InvalidArgument("vector_width and unroll must be >= 1");
-  if (par != "outer" && par != "none") return Status::InvalidArgument("parallel must be outer or none");
+  TP_ASSIGN_OR_RETURN(const ElementwiseKnobs ek, read_elementwise_knobs(kn));
+  const int vw = ek.vw, unroll = ek.unroll;
+  const std::string& par = ek.par;
   Program prog;
   prog.inputs = make_params(w);
   const size_t rank = w.output.shape.size();
@@ -88,7 +103,7 @@ Result<Program> elementwise_build(const ir::Workload& w, const Knobs& kn) {
 }  // namespace
 
 const OpTemplate& elementwise_template() {
-  static const OpTemplate t{elementwise_space, elementwise_default, elementwise_build};
+  static const OpTemplate t{elementwise_space, elementwise_default, elementwise_validate, elementwise_build};
   return t;
 }
 

@@ -56,13 +56,28 @@ class HalideProvider final : public Provider {
     return Config{"halide", t == nullptr ? nlohmann::json::object() : t->default_knobs(w)};
   }
 
-  Result<std::unique_ptr<Kernel>> compile(const ir::Workload& w, const Config& c,
-                                          const CompileOptions& options) const override {
+  Status validate(const ir::Workload& w, const Config& c) const override {
     if (!supports(w))
       return Status::Unsupported("the Halide provider has no float32 template for op '" +
                                  std::string(ir::op_name(w.op)) + "'");
     if (c.provider != "halide")
       return Status::InvalidArgument("config is for provider '" + c.provider + "', not 'halide'");
+    if (!c.knobs.is_object()) return Status::InvalidArgument("config knobs must be a JSON object");
+    return find_template(w.op)->validate(w, Knobs(c.knobs));
+  }
+
+  std::vector<Config> seed_configs(const ir::Workload& w, const std::string& target) const override {
+    const OpTemplate* t = find_template(w.op);
+    auto lanes = vector_lanes(target);
+    std::vector<Config> out;
+    if (t == nullptr || !t->seeds || !lanes.ok() || !supports(w)) return out;
+    for (auto& knobs : t->seeds(w, *lanes)) out.push_back(Config{"halide", std::move(knobs)});
+    return out;
+  }
+
+  Result<std::unique_ptr<Kernel>> compile(const ir::Workload& w, const Config& c,
+                                          const CompileOptions& options) const override {
+    TP_RETURN_IF_ERROR(validate(w, c));
     try {
       TP_ASSIGN_OR_RETURN(Program program, find_template(w.op)->build(w, Knobs(c.knobs)));
       return compile_program(std::move(program), options);
@@ -70,9 +85,26 @@ class HalideProvider final : public Provider {
       return Status::InvalidArgument(std::string("schedule does not apply: ") + e.what());
     }
   }
+
+  Status warm_up(const std::string& target) const override { return warm_up_jit(target); }
 };
 
 }  // namespace
+
+}  // namespace tensorperf::kernels::halide
+
+namespace tensorperf::kernels {
+
+Result<int> vector_lanes(const std::string& target) {
+  TP_ASSIGN_OR_RETURN(Halide::Target t, halide::parse_target(target));
+  if (t.has_feature(Halide::Target::AVX512)) return 16;
+  if (t.has_feature(Halide::Target::AVX) || t.has_feature(Halide::Target::AVX2)) return 8;
+  return 4;
+}
+
+}  // namespace tensorperf::kernels
+
+namespace tensorperf::kernels::halide {
 
 const Provider& halide_provider() {
   static const HalideProvider provider;

@@ -48,11 +48,15 @@ class Knobs {
   bool schedule_;
 };
 
-// One op family's template: its knob space, a default that always compiles, and the builder.
+// One op family's template: its knob space, a default that always compiles, the checks of a config
+// (the ones build() makes before it builds anything: cheap and Halide-free), the builder, and
+// optionally hand-picked seed configs for a target's vector width in lanes.
 struct OpTemplate {
   std::function<ConfigSpace(const ir::Workload&)> space;
   std::function<nlohmann::json(const ir::Workload&)> default_knobs;
+  std::function<Status(const ir::Workload&, const Knobs&)> validate;
   std::function<Result<Program>(const ir::Workload&, const Knobs&)> build;
+  std::function<std::vector<nlohmann::json>(const ir::Workload&, int)> seeds = {};
 };
 
 // Per-family templates (one file each).
@@ -87,6 +91,9 @@ Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOp
                                                 const PreparePipeline& prepare = {});
 // The Halide target for a CompileOptions target string ("host" or a Halide target string).
 Result<Halide::Target> parse_target(const std::string& target);
+// Compiles (never runs) a small parallel, vectorised pipeline for `target` once per process, which
+// builds the JIT runtime modules that every later compile for that target reuses. Starts no thread.
+Status warm_up_jit(const std::string& target);
 
 // Schedules a matrix product's accumulator `acc` (pure dims lane, row; update over the 1-D RDom `k`
 // of extent k_extent): the update loops lane, row, then k (split into ki inside ko when

@@ -1,6 +1,7 @@
 // A JIT-compiled Halide pipeline as a Kernel: buffers wrap the caller's memory (no copies in run()),
 // constant inputs with a packer are packed once per tensor, the thread count is set per run.
 #include <mutex>
+#include <set>
 
 #include "kernels/halide/halide_template.h"
 
@@ -76,6 +77,26 @@ Result<Halide::Target> parse_target(const std::string& target) {
   if (!Halide::Target::validate_target_string(target))
     return Status::InvalidArgument("'" + target + "' is not a Halide target string (e.g. x86-64-linux-avx2-fma)");
   return Halide::Target(target);
+}
+
+Status warm_up_jit(const std::string& target) {
+  TP_ASSIGN_OR_RETURN(Halide::Target t, parse_target(target));
+  static std::mutex mu;
+  static std::set<std::string> done;
+  std::lock_guard<std::mutex> lock(mu);
+  if (done.count(t.to_string())) return Status::Ok();
+  try {
+    Halide::ImageParam in(Halide::Float(32), 2, "warm_in");
+    Halide::Var x("x"), y("y");
+    Halide::Func f("warm_up");
+    f(x, y) = in(x, y) * 2.0f + 1.0f;
+    f.vectorize(x, 8, Halide::TailStrategy::GuardWithIf).parallel(y);
+    f.compile_jit(t);
+  } catch (const Halide::Error& e) {
+    return Status::Internal(std::string("Halide JIT warm-up failed: ") + e.what());
+  }
+  done.insert(t.to_string());
+  return Status::Ok();
 }
 
 Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOptions& options,

@@ -49,15 +49,30 @@ std::vector<Expr> operand_index(const ir::Shape& shape, Expr row, Expr col, cons
   return idx;
 }
 
+struct MatmulKnobs {
+  int nb, vw, tm, kb, unroll;
+  std::string par;
+};
+
+Result<MatmulKnobs> read_matmul_knobs(const Knobs& kn) {
+  MatmulKnobs m;
+  TP_ASSIGN_OR_RETURN(m.nb, kn.get_int("n_block"));
+  TP_ASSIGN_OR_RETURN(m.vw, kn.get_int("vector_width"));
+  TP_ASSIGN_OR_RETURN(m.tm, kn.get_int("tile_m"));
+  TP_ASSIGN_OR_RETURN(m.kb, kn.get_int("k_block"));
+  TP_ASSIGN_OR_RETURN(m.unroll, kn.get_int("unroll"));
+  TP_ASSIGN_OR_RETURN(m.par, kn.get_string("parallel"));
+  if (m.nb < 1 || m.vw < 1 || m.tm < 1 || m.kb < 0) return Status::InvalidArgument("block sizes must be positive");
+  if (m.par != "rows" && m.par != "none") return Status::InvalidArgument("parallel must be rows or none");
+  return m;
+}
+
+Status matmul_validate(const ir::Workload&, const Knobs& kn) { return read_matmul_knobs(kn).status(); }
+
 Result<Program> matmul_build(const ir::Workload& w, const Knobs& kn) {
-  TP_ASSIGN_OR_RETURN(int nb, kn.get_int("n_block"));
-  TP_ASSIGN_OR_RETURN(int vw, kn.get_int("vector_width"));
-  TP_ASSIGN_OR_RETURN(int tm, kn.get_int("tile_m"));
-  TP_ASSIGN_OR_RETURN(int kb, kn.get_int("k_block"));
-  TP_ASSIGN_OR_RETURN(int unroll, kn.get_int("unroll"));
-  TP_ASSIGN_OR_RETURN(std::string par, kn.get_string("parallel"));
-  if (nb < 1 || vw < 1 || tm < 1 || kb < 0) return Status::InvalidArgument("block sizes must be positive");
-  if (par != "rows" && par != "none") return Status::InvalidArgument("parallel must be rows or none");
+  TP_ASSIGN_OR_RETURN(const MatmulKnobs mk, read_matmul_knobs(kn));
+  const int nb = mk.nb, vw = mk.vw, tm = mk.tm, kb = mk.kb, unroll = mk.unroll;
+  const std::string& par = mk.par;
   const bool ta = w.attrs.get_int("transpose_a", 0) != 0, tb = w.attrs.get_int("transpose_b", 0) != 0;
   const ir::Shape& as = w.inputs[0].shape;
   const ir::Shape& bs = w.inputs[1].shape;
@@ -104,7 +119,7 @@ Result<Program> matmul_build(const ir::Workload& w, const Knobs& kn) {
 }  // namespace
 
 const OpTemplate& matmul_template() {
-  static const OpTemplate t{matmul_space, matmul_default, matmul_build};
+  static const OpTemplate t{matmul_space, matmul_default, matmul_validate, matmul_build};
   return t;
 }
 

@@ -54,11 +54,23 @@ nlohmann::json softmax_default(const ir::Workload&) {
   return {{"vector_width", 1}, {"stats", "root"}, {"parallel", "none"}, {"exp", "inline"}};
 }
 
+Result<std::string> exp_knob(const Knobs& kn) {
+  TP_ASSIGN_OR_RETURN(std::string exp_at, kn.get_string("exp"));
+  if (exp_at != "inline" && exp_at != "row") return Status::InvalidArgument("exp must be inline or row");
+  return exp_at;
+}
+
+Status softmax_validate(const ir::Workload&, const Knobs& kn) {
+  TP_RETURN_IF_ERROR(common_knobs(kn).status());
+  return exp_knob(kn).status();
+}
+
+Status layer_norm_validate(const ir::Workload&, const Knobs& kn) { return common_knobs(kn).status(); }
+
 // x seen as (inner, len, outer): the softmax runs along the middle dim.
 Result<Program> softmax_build(const ir::Workload& w, const Knobs& kn) {
   TP_ASSIGN_OR_RETURN(Common c, common_knobs(kn));
-  TP_ASSIGN_OR_RETURN(std::string exp_at, kn.get_string("exp"));
-  if (exp_at != "inline" && exp_at != "row") return Status::InvalidArgument("exp must be inline or row");
+  TP_ASSIGN_OR_RETURN(std::string exp_at, exp_knob(kn));
   const ir::Shape& s = w.inputs[0].shape;
   const int64_t axis = normalized_axis(w);
   int64_t outer = 1, inner = 1;
@@ -158,12 +170,12 @@ Result<Program> layer_norm_build(const ir::Workload& w, const Knobs& kn) {
 }  // namespace
 
 const OpTemplate& softmax_template() {
-  static const OpTemplate t{softmax_space, softmax_default, softmax_build};
+  static const OpTemplate t{softmax_space, softmax_default, softmax_validate, softmax_build};
   return t;
 }
 
 const OpTemplate& layer_norm_template() {
-  static const OpTemplate t{layer_norm_space, layer_norm_default, layer_norm_build};
+  static const OpTemplate t{layer_norm_space, layer_norm_default, layer_norm_validate, layer_norm_build};
   return t;
 }
 

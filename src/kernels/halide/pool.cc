@@ -32,14 +32,31 @@ nlohmann::json pool_default(const ir::Workload&) {
   return {{"vector_width", 1}, {"pad", "inline"}, {"parallel", "channels"}, {"unroll", 0}};
 }
 
+struct PoolKnobs {
+  int vw, unroll;
+  std::string pad_at, par;
+};
+
+Result<PoolKnobs> read_pool_knobs(const Knobs& kn) {
+  PoolKnobs p;
+  TP_ASSIGN_OR_RETURN(p.vw, kn.get_int("vector_width"));
+  TP_ASSIGN_OR_RETURN(p.pad_at, kn.get_string("pad"));
+  TP_ASSIGN_OR_RETURN(p.par, kn.get_string("parallel"));
+  TP_ASSIGN_OR_RETURN(p.unroll, kn.get_int("unroll"));
+  if (p.vw < 1) return Status::InvalidArgument("vector_width must be >= 1");
+  if (p.pad_at != "inline" && p.pad_at != "root") return Status::InvalidArgument("pad must be inline or root");
+  if (p.par != "channels" && p.par != "rows" && p.par != "none")
+    return Status::InvalidArgument("parallel must be channels, rows or none");
+  return p;
+}
+
+Status pool_validate(const ir::Workload&, const Knobs& kn) { return read_pool_knobs(kn).status(); }
+
 Result<Program> pool_build(const ir::Workload& w, const Knobs& kn) {
-  TP_ASSIGN_OR_RETURN(int vw, kn.get_int("vector_width"));
-  TP_ASSIGN_OR_RETURN(std::string pad_at, kn.get_string("pad"));
-  TP_ASSIGN_OR_RETURN(std::string par, kn.get_string("parallel"));
-  TP_ASSIGN_OR_RETURN(int unroll, kn.get_int("unroll"));
-  if (vw < 1) return Status::InvalidArgument("vector_width must be >= 1");
-  if (pad_at != "inline" && pad_at != "root") return Status::InvalidArgument("pad must be inline or root");
-  if (par != "channels" && par != "rows" && par != "none") return Status::InvalidArgument("parallel must be channels, rows or none");
+  TP_ASSIGN_OR_RETURN(const PoolKnobs pk, read_pool_knobs(kn));
+  const int vw = pk.vw, unroll = pk.unroll;
+  const std::string& pad_at = pk.pad_at;
+  const std::string& par = pk.par;
 
   const ir::Shape& xs = w.inputs[0].shape;
   const int H = static_cast<int>(xs[2]), W = static_cast<int>(xs[3]);
@@ -105,7 +122,7 @@ Result<Program> pool_build(const ir::Workload& w, const Knobs& kn) {
 }  // namespace
 
 const OpTemplate& pool_template() {
-  static const OpTemplate t{pool_space, pool_default, pool_build};
+  static const OpTemplate t{pool_space, pool_default, pool_validate, pool_build};
   return t;
 }
 

@@ -1,5 +1,7 @@
 #include "kernels/onednn/onednn_provider.h"
 
+#include <algorithm>
+
 #include <omp.h>
 
 #include <dnnl.hpp>
@@ -378,11 +380,38 @@ class OnednnProvider final : public Provider {
     return Config{"onednn", it == op_table().end() ? nlohmann::json::object() : it->second.default_knobs};
   }
 
-  Result<std::unique_ptr<Kernel>> compile(const ir::Workload& w, const Config& c,
-                                          const CompileOptions& options) const override {
+  // Every knob of the op's table present with one of its listed values: the same configs the
+  // builders accept.
+  Status validate(const ir::Workload& w, const Config& c) const override {
     if (!supports(w))
       return Status::Unsupported("the oneDNN provider has no float32 kernel for op '" + std::string(ir::op_name(w.op)) + "'");
     if (c.provider != "onednn") return Status::InvalidArgument("config is for provider '" + c.provider + "', not 'onednn'");
+    if (!c.knobs.is_object()) return Status::InvalidArgument("config knobs must be a JSON object");
+    for (const Knob& k : op_table().at(w.op).knobs) {
+      auto it = c.knobs.find(k.name);
+      if (it == c.knobs.end()) return Status::InvalidArgument("oneDNN config needs knob '" + k.name + "'");
+      if (std::find(k.values.begin(), k.values.end(), *it) == k.values.end()) {
+        std::string listed;
+        for (const auto& v : k.values) {
+          if (!listed.empty()) listed += ", ";
+          listed += v.dump();
+        }
+        return Status::InvalidArgument("oneDNN knob '" + k.name + "' must be one of " + listed + ", got " + it->dump());
+      }
+    }
+    return Status::Ok();
+  }
+
+  // oneDNN picks its own kernels: its whole (small) space is the candidate list.
+  std::vector<Config> seed_configs(const ir::Workload&, const std::string&) const override { return {}; }
+
+  // oneDNN creates its kernels per primitive and starts OpenMP's threads on the first run: there is
+  // nothing to build ahead that a forked worker could inherit safely.
+  Status warm_up(const std::string&) const override { return Status::Ok(); }
+
+  Result<std::unique_ptr<Kernel>> compile(const ir::Workload& w, const Config& c,
+                                          const CompileOptions& options) const override {
+    TP_RETURN_IF_ERROR(validate(w, c));
     if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
     TP_RETURN_IF_ERROR(limit_isa(options.target));
     try {

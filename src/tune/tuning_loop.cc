@@ -1,0 +1,293 @@
+#include "tune/tuning_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <set>
+
+#include "measure/measured_index.h"
+#include "tune/config_features.h"
+#include "tune/transfer.h"
+#include "tune/tuner.h"
+
+namespace tensorperf::tune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// One provider's part of a task: a small space measured whole, or a large one searched by a tuner.
+struct ProviderSpace {
+  const kernels::Provider* provider;
+  SearchSpace space;
+  uint64_t next_small = 0;        // small: the next index of the walk
+  std::unique_ptr<Tuner> tuner;   // large
+  std::vector<TrialResult> told;  // results the tuner has not been told yet
+  bool small() const { return space.size() <= kSmallSpace; }
+};
+
+class TaskState {
+ public:
+  TaskState(const TuneTask& task, const std::vector<const kernels::Provider*>& providers,
+            const measure::Device& device, const TuneOptions& options)
+      : task_(task), device_(device), options_(options) {
+    result_.workload_key = task.workload.key();
+    result_.count = task.count;
+    result_.flops = task.workload.flops();
+    for (const kernels::Provider* p : providers) {
+      if (!p->supports(task.workload)) continue;
+      queue_.push_back({p, p->default_config(task.workload)});
+      spaces_.push_back({p, SearchSpace::of(task.workload, *p), 0, nullptr, {}});
+    }
+    if (options.seed_configs)
+      for (const ProviderSpace& ps : spaces_)
+        for (kernels::Config& c : ps.provider->seed_configs(task.workload, device.target))
+          queue_.push_back({ps.provider, std::move(c)});
+  }
+
+  bool supported() const { return !spaces_.empty(); }
+  const ir::Workload& workload() const { return task_.workload; }
+  TaskResult& result() { return result_; }
+  double best() const { return result_.best_s.value_or(kInf); }
+  int64_t since_best() const { return since_best_; }
+
+  // The store's records of this task on this device, in id order.
+  Status restore(db::RecordStore& store) {
+    db::ScanFilter filter;
+    filter.workload_key = result_.workload_key;
+    filter.device_key = device_.key();
+    filter.format = db::RecordFormat::kNative;
+    filter.with_config = false;
+    return store.scan(filter, [&](const db::StoredRecord& s) -> Status {
+      auto r = measure::record_from_line(s.line);
+      if (r.ok() && space_of(r->provider) != nullptr) observe(*r);
+      return Status::Ok();
+    });
+  }
+
+  // Creates the tuners of the large spaces, telling them what the store held.
+  Status start_tuners(const TransferPool* pool) {
+    for (ProviderSpace& ps : spaces_) {
+      if (ps.small()) continue;
+      TunerContext ctx;
+      ctx.space = &ps.space;
+      ctx.seed = options_.seed ^ std::hash<std::string>{}(result_.workload_key + "|" + ps.provider->name());
+      ctx.task_features = workload_features(task_.workload);
+      for (float d : device_key_features(device_.key())) ctx.task_features.push_back(d);
+      if (pool != nullptr) ctx.transfer = pool->groups_for(task_.workload, device_.key(), ps.space);
+      TP_ASSIGN_OR_RETURN(ps.tuner, make_tuner(options_.tuner, ctx));
+      flush(ps);
+    }
+    return Status::Ok();
+  }
+
+  // Up to n candidates not measured before; empty when nothing is left.
+  std::vector<measure::Candidate> next_candidates(int n) {
+    std::vector<measure::Candidate> out;
+    std::set<std::pair<std::string, std::string>> planned;
+    auto take = [&](const kernels::Provider* p, kernels::Config c) {
+      if (!p->validate(task_.workload, c).ok()) return;  // costs nothing, is not a trial
+      if (index_.find(result_.workload_key, device_.key(), p->name(), c.knobs) != nullptr) return;
+      if (!planned.insert({p->name(), c.knobs.dump()}).second) return;
+      out.push_back({p, std::move(c)});
+    };
+    while (static_cast<int>(out.size()) < n && !queue_.empty()) {
+      take(queue_.front().provider, std::move(queue_.front().config));
+      queue_.erase(queue_.begin());
+    }
+    for (ProviderSpace& ps : spaces_) {
+      if (!ps.small()) continue;
+      const auto size = static_cast<uint64_t>(ps.space.size());
+      while (static_cast<int>(out.size()) < n && ps.next_small < size) {
+        Point p = ps.space.at(ps.next_small++);
+        if (ps.space.valid(p)) take(ps.provider, ps.space.config(p));
+      }
+    }
+    for (ProviderSpace& ps : spaces_) {
+      if (ps.small()) continue;
+      // A proposal can be a config measured under another provider's default or a seed: ask again.
+      for (int asks = 0; asks < 4 && static_cast<int>(out.size()) < n; ++asks) {
+        std::vector<Point> points = ps.tuner->next_batch(n - static_cast<int>(out.size()));
+        if (points.empty()) break;
+        for (const Point& p : points) take(ps.provider, ps.space.config(p));
+      }
+    }
+    return out;
+  }
+
+  // A record of this task on this device: measured now or found in the store.
+  void observe(const measure::Record& r) {
+    index_.add(r);
+    ++result_.trials;
+    if (!r.ok()) ++result_.errors;
+    const double cost = r.ok() ? r.mean_cost() : kInf;
+    if (cost < best()) {
+      result_.best_s = cost;
+      result_.best_provider = r.provider;
+      result_.best_config = r.config;
+      since_best_ = 0;
+    } else {
+      ++since_best_;
+    }
+    ProviderSpace* ps = space_of(r.provider);
+    if (r.ok() && ps == &spaces_.front() && r.config == ps->provider->default_config(task_.workload).knobs)
+      result_.default_s = cost;
+    if (r.ok() && r.provider == "onednn" && cost < result_.onednn_s.value_or(kInf)) result_.onednn_s = cost;
+    if (ps != nullptr && !ps->small())
+      if (auto p = ps->space.point_of(r.config)) ps->told.push_back({*p, cost});
+  }
+
+  // Tells every tuner what it has not been told.
+  void flush_all() {
+    for (ProviderSpace& ps : spaces_) flush(ps);
+  }
+
+  Result<measure::WorkloadRunner*> runner() {
+    if (!runner_) {
+      TP_ASSIGN_OR_RETURN(runner_, measure::WorkloadRunner::create(task_.workload, device_, options_.measure));
+    }
+    return runner_.get();
+  }
+
+ private:
+  struct Queued {
+    const kernels::Provider* provider;
+    kernels::Config config;
+  };
+
+  ProviderSpace* space_of(const std::string& provider) {
+    for (ProviderSpace& ps : spaces_)
+      if (ps.provider->name() == provider) return &ps;
+    return nullptr;
+  }
+
+  void flush(ProviderSpace& ps) {
+    if (ps.tuner && !ps.told.empty()) {
+      ps.tuner->update(ps.told);
+      ps.told.clear();
+    }
+  }
+
+  TuneTask task_;
+  const measure::Device& device_;
+  const TuneOptions& options_;
+  TaskResult result_;
+  std::vector<ProviderSpace> spaces_;
+  std::vector<Queued> queue_;
+  measure::MeasuredIndex index_;
+  int64_t since_best_ = 0;
+  std::unique_ptr<measure::WorkloadRunner> runner_;
+};
+
+std::string op_group(const ir::Workload& w) { return std::string(ir::op_name(w.op)); }
+
+}  // namespace
+
+Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<const kernels::Provider*>& providers,
+                        const measure::Device& device, const TuneOptions& options, db::RecordStore& store,
+                        measure::RecordSink& sink, const std::function<void(const TuneProgress&)>& progress) {
+  const auto start = Clock::now();
+  if (options.trials < 1) return Status::InvalidArgument("the trial budget must be at least 1");
+  if (options.batch < 1) return Status::InvalidArgument("the batch size must be at least 1");
+  bool known_tuner = false;
+  for (const TunerEntry& e : tuners()) known_tuner = known_tuner || e.name == options.tuner;
+  if (!known_tuner) return Status::InvalidArgument("unknown tuner '" + options.tuner + "' (known: " + tuner_names() + ")");
+
+  std::vector<std::unique_ptr<TaskState>> states;
+  std::vector<SchedulerTask> sched;
+  std::set<ir::OpKind> ops;
+  TuneReport report;
+  for (const TuneTask& t : tasks) {
+    auto s = std::make_unique<TaskState>(t, providers, device, options);
+    if (!s->supported()) {
+      TaskResult r;
+      r.workload_key = t.workload.key();
+      r.count = t.count;
+      r.flops = t.workload.flops();
+      r.failure = "no selected provider supports it";
+      report.tasks.push_back(r);
+      continue;
+    }
+    TP_RETURN_IF_ERROR(s->restore(store));
+    report.known += s->result().trials;
+    ops.insert(t.workload.op);
+    sched.push_back({static_cast<double>(t.count), t.workload.flops(), op_group(t.workload)});
+    states.push_back(std::move(s));
+  }
+  std::optional<TransferPool> pool;
+  if (options.transfer && options.tuner == "xgb" && !providers.empty()) {
+    TP_ASSIGN_OR_RETURN(pool, TransferPool::load(store, ops, providers.front()->name()));
+  }
+  TaskScheduler scheduler(sched, options.scheduler);
+  for (size_t i = 0; i < states.size(); ++i) {
+    TP_RETURN_IF_ERROR(states[i]->start_tuners(pool ? &*pool : nullptr));
+    scheduler.restore(i, states[i]->result().trials, states[i]->best(), states[i]->since_best());
+  }
+
+  report.stop = "converged";
+  while (true) {
+    if (scheduler.total_trials() >= options.trials) {
+      report.stop = "trials";
+      break;
+    }
+    if (options.time_budget_s > 0 && seconds_since(start) >= options.time_budget_s) {
+      report.stop = "time";
+      break;
+    }
+    std::optional<size_t> pick = scheduler.next();
+    if (!pick) break;
+    TaskState& t = *states[*pick];
+    const int n = static_cast<int>(std::min<int64_t>(options.batch, options.trials - scheduler.total_trials()));
+    std::vector<measure::Candidate> batch = t.next_candidates(n);
+    if (batch.empty()) {
+      scheduler.exhaust(*pick);
+      continue;
+    }
+    auto runner = t.runner();
+    if (!runner.ok()) {
+      t.result().failure = runner.status().message();
+      scheduler.exhaust(*pick);
+      continue;
+    }
+    int64_t measured = 0;
+    TP_RETURN_IF_ERROR((*runner)->measure_batch(batch, [&](size_t, measure::Record r) -> Status {
+      TP_RETURN_IF_ERROR(sink.write(r));
+      ++measured;
+      ++t.result().measured;
+      ++report.measured;
+      if (!r.ok()) ++report.errors;
+      report.build_s += r.build_time_s;
+      report.run_s += r.run_time_s;
+      t.observe(r);
+      return Status::Ok();
+    }));
+    t.flush_all();
+    scheduler.record(*pick, measured, t.best());
+    if (progress) {
+      TuneProgress p;
+      p.task = *pick;
+      p.task_count = states.size();
+      p.workload_key = t.workload().key();
+      p.task_trials = t.result().trials;
+      p.task_best_s = t.result().best_s;
+      p.trials = scheduler.total_trials();
+      p.trials_budget = options.trials;
+      p.estimated_s = scheduler.objective();
+      p.elapsed_s = seconds_since(start);
+      progress(p);
+    }
+  }
+  for (size_t i = 0; i < states.size(); ++i) {
+    TaskResult r = states[i]->result();
+    r.converged = scheduler.stopped(i);
+    report.tasks.push_back(std::move(r));
+  }
+  report.wall_s = seconds_since(start);
+  return report;
+}
+
+}  // namespace tensorperf::tune

@@ -1,0 +1,101 @@
+// The tuning loop: for a model's tasks on this device, ask the task scheduler which task to work on,
+// ask that task's candidate sources for a batch, measure it (measure::WorkloadRunner::measure_batch:
+// isolated workers, compiles ahead of timing), write every record the moment it exists, tell the
+// tuner, repeat until the trial budget, the time budget or every task is done.
+//
+// A task's candidates come in this order: each provider's default config; the providers' seed
+// configs (hand-picked, when enabled); every point of each small space (a provider whose space has
+// at most kSmallSpace points, e.g. oneDNN's: all of it is measured); then the tuner's proposals over
+// each large space (Halide's). Invalid configs (Provider::validate) and configs already measured are
+// never measured and never count as trials.
+//
+// Resuming: the store's records of a task on this device count as its trials, are never measured
+// again, and are what its tuner starts from; the scheduler's early stopping sees them in order. So
+// a run killed at any point and started again continues where it stopped, and a second run with the
+// same budget measures nothing.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "db/record_store.h"
+#include "ir/workload.h"
+#include "kernels/provider.h"
+#include "measure/device.h"
+#include "measure/record_sink.h"
+#include "measure/runner.h"
+#include "tune/task_scheduler.h"
+
+namespace tensorperf::tune {
+
+inline constexpr double kSmallSpace = 256;  // spaces up to this size are measured whole
+
+struct TuneOptions {
+  std::string tuner = "xgb";  // for the large spaces (tuner.h)
+  int64_t trials = 1000;      // measurements of all tasks together, earlier ones included. REQUIRES: >= 1
+  double time_budget_s = 0;   // no batch starts after this many seconds (0: no limit)
+  int batch = 16;             // measurements per round of one task. REQUIRES: >= 1
+  bool seed_configs = true;   // measure the providers' hand-picked configs early
+  bool transfer = true;       // model-based tuners start from related records in the store
+  uint64_t seed = 0;
+  SchedulerOptions scheduler;
+  measure::MeasureOptions measure;
+};
+
+struct TuneTask {
+  ir::Workload workload;
+  int64_t count = 1;  // instances in the model
+};
+
+struct TaskResult {
+  std::string workload_key;
+  int64_t count = 0;
+  double flops = 0;
+  int64_t trials = 0;    // measurements of this task on this device, earlier runs' included
+  int64_t measured = 0;  // in this run
+  int64_t errors = 0;    // error records among `trials`
+  std::optional<double> default_s;  // the first provider's default config (Halide's): the untuned latency
+  std::optional<double> onednn_s;   // the best oneDNN config
+  std::optional<double> best_s;     // the best of every provider
+  std::string best_provider;
+  nlohmann::json best_config;
+  bool converged = false;  // stopped early, or nothing left to try
+  std::string failure;     // why the task could not be measured (its reference failed); empty when fine
+};
+
+struct TuneReport {
+  std::vector<TaskResult> tasks;
+  int64_t measured = 0;  // in this run
+  int64_t errors = 0;    // among those
+  int64_t known = 0;     // trials found in the store at the start
+  double wall_s = 0, build_s = 0, run_s = 0;
+  std::string stop;  // "trials", "time" or "converged"
+  double configs_per_s() const { return wall_s > 0 ? static_cast<double>(measured) / wall_s : 0; }
+};
+
+// After every batch.
+struct TuneProgress {
+  size_t task = 0, task_count = 0;
+  std::string workload_key;
+  int64_t task_trials = 0;
+  std::optional<double> task_best_s;
+  int64_t trials = 0, trials_budget = 0;  // all tasks
+  double estimated_s = 0;  // sum over tasks of count x best (tasks without a best left out)
+  double elapsed_s = 0;
+};
+
+// Tunes `tasks` on `device` with `providers`; every record goes to `sink` (which should store it in
+// `store`, where the next run resumes from). REQUIRES: the fork-safety conditions of runner.h.
+// Errors: a store that cannot be read, a sink that cannot write (records written before stay), an
+// unknown tuner or a budget < 1 (InvalidArgument).
+Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<const kernels::Provider*>& providers,
+                        const measure::Device& device, const TuneOptions& options, db::RecordStore& store,
+                        measure::RecordSink& sink, const std::function<void(const TuneProgress&)>& progress = {});
+
+}  // namespace tensorperf::tune

@@ -1,0 +1,189 @@
+// The tuning loop end to end on a real store with real workers: the synthetic provider's kernels
+// spin for a known cost, so the loop must find the known best; a second provider with a small space
+// is measured whole; invalid configs are never compiled; a killed run resumes without losing or
+// repeating a measurement.
+#include "tune/tuning_loop.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "db/db_record_sink.h"
+#include "fake_provider.h"
+#include "synthetic.h"
+#include "synthetic_provider.h"
+
+namespace tensorperf::tune {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::kBest;
+using testing::synthetic_config;
+using testing::synthetic_counters;
+using testing::SyntheticProvider;
+
+class TuningLoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::reset_synthetic_counters();
+    dir_ = fs::temp_directory_path() / ("tp-tune-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    measure::DeviceOptions d;
+    d.cache_dir = dir_.string();
+    auto device = measure::detect_device(d);
+    ASSERT_TRUE(device.ok()) << device.status().message();
+    device_ = *device;
+  }
+  void TearDown() override {
+    if (!std::getenv("TP_KEEP")) fs::remove_all(dir_);
+  }
+
+  std::string db() const { return (dir_ / "tune.db").string(); }
+
+  TuneOptions options(int64_t trials) const {
+    TuneOptions o;
+    o.tuner = "xgb";
+    o.trials = trials;
+    o.batch = 16;
+    o.measure.timing.min_repeat_ms = 2;
+    o.measure.timing.repeat = 1;
+    o.measure.build_jobs = 2;
+    return o;
+  }
+
+  Result<TuneReport> run(const TuneOptions& o, const std::vector<const kernels::Provider*>& providers) {
+    auto store = db::open_store(db(), db::OpenMode::kCreate);
+    if (!store.ok()) return store.status();
+    db::DbRecordSink sink(**store);
+    return tune({{measure::testing::relu_workload(), 2}}, providers, device_, o, **store, sink);
+  }
+
+  // provider -> config dump -> records
+  std::map<std::string, std::map<std::string, int>> stored() {
+    std::map<std::string, std::map<std::string, int>> out;
+    auto store = db::open_store(db(), db::OpenMode::kExisting);
+    EXPECT_TRUE(store.ok());
+    EXPECT_TRUE((*store)
+                    ->scan({}, [&](const db::StoredRecord& s) {
+                      auto r = measure::record_from_line(s.line);
+                      EXPECT_TRUE(r.ok());
+                      ++out[r->provider][r->config.dump()];
+                      return Status::Ok();
+                    })
+                    .ok());
+    return out;
+  }
+
+  fs::path dir_;
+  measure::Device device_;
+  SyntheticProvider synthetic_;
+  measure::testing::FakeProvider fake_;
+};
+
+TEST_F(TuningLoopTest, FindsTheKnownBestAndNeverCompilesAnInvalidConfig) {
+  auto rep = run(options(160), {&synthetic_});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  ASSERT_EQ(rep->tasks.size(), 1u);
+  const TaskResult& t = rep->tasks[0];
+  EXPECT_EQ(t.trials, 160);
+  EXPECT_EQ(rep->measured, 160);
+  EXPECT_EQ(t.best_provider, "synthetic");
+  EXPECT_EQ(t.best_config, synthetic_config(kBest).knobs) << t.best_config.dump();
+  ASSERT_TRUE(t.default_s.has_value());
+  EXPECT_LT(*t.best_s, *t.default_s);
+  EXPECT_EQ(synthetic_counters().compiled, 160);
+  EXPECT_EQ(synthetic_counters().compiled_invalid, 0);
+  int records = 0;
+  for (const auto& [config, n] : stored()["synthetic"]) {
+    EXPECT_EQ(n, 1) << config;
+    records += n;
+  }
+  EXPECT_EQ(records, 160);
+}
+
+TEST_F(TuningLoopTest, SmallSpacesAreMeasuredWholeAndTheBestProviderWins) {
+  auto rep = run(options(64), {&synthetic_, &fake_});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  auto records = stored();
+  // The fake provider's 16 points, every one of them; the rest went to the synthetic search.
+  EXPECT_EQ(records["fake"].size(), 16u);
+  EXPECT_EQ(records["synthetic"].size(), 64u - 16u);
+  // The fake provider's plain ReLU (about a microsecond) beats every synthetic kernel (40 us and more).
+  EXPECT_EQ(rep->tasks[0].best_provider, "fake");
+  EXPECT_EQ(rep->tasks[0].best_config["behavior"], "ok");
+}
+
+TEST_F(TuningLoopTest, ASecondRunWithTheSameBudgetMeasuresNothing) {
+  ASSERT_TRUE(run(options(48), {&synthetic_}).ok());
+  auto again = run(options(48), {&synthetic_});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->measured, 0);
+  EXPECT_EQ(again->known, 48);
+  EXPECT_EQ(again->tasks[0].trials, 48);
+  auto more = run(options(64), {&synthetic_});
+  ASSERT_TRUE(more.ok());
+  EXPECT_EQ(more->measured, 16);
+}
+
+TEST_F(TuningLoopTest, AKilledRunResumesWithoutLosingOrRepeatingAMeasurement) {
+  // The first run, in a child process, is killed with SIGKILL once the store holds some records.
+  ASSERT_TRUE(db::open_store(db(), db::OpenMode::kCreate).ok());
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto rep = run(options(200), {&synthetic_});
+    ::_exit(rep.ok() ? 0 : 1);
+  }
+  int64_t seen = 0;
+  for (int i = 0; i < 600 && seen < 40; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto store = db::open_store(db(), db::OpenMode::kExisting);
+    if (store.ok())
+      if (auto stats = (*store)->stats(); stats.ok()) seen = stats->records;
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the first run ended before it could be killed";
+  int64_t before = 0;
+  for (const auto& [config, n] : stored()["synthetic"]) before += n;
+  ASSERT_GE(before, 40);
+  ASSERT_LT(before, 200);
+
+  auto rep = run(options(200), {&synthetic_});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->known, before);
+  EXPECT_EQ(rep->measured, 200 - before);
+  int64_t records = 0;
+  for (const auto& [config, n] : stored()["synthetic"]) {
+    EXPECT_EQ(n, 1) << "measured twice: " << config;
+    records += n;
+  }
+  EXPECT_EQ(records, 200);
+}
+
+TEST_F(TuningLoopTest, BadBudgetsAndTunersAreRejectedBeforeMeasuring) {
+  TuneOptions o = options(0);
+  auto zero = run(o, {&synthetic_});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().code(), StatusCode::kInvalidArgument);
+  o = options(10);
+  o.tuner = "simulated";
+  auto unknown = run(o, {&synthetic_});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("known: xgb"), std::string::npos);
+  EXPECT_EQ(synthetic_counters().compiled, 0);
+}
+
+}  // namespace
+}  // namespace tensorperf::tune
