@@ -208,7 +208,7 @@ void run_tune(TuneCommandOptions& o) {
   measure::DeviceOptions device_options;
   device_options.threads = o.threads > 0 ? o.threads : static_cast<int>(measure::pinned_cpus(1 << 16).size());
   device_options.isa = o.isa;
-  std::fprintf(stderr, "tune: detecting the device (peaks are measured once, then cached)\n");
+  // The device first (peaks are measured once, then cached): a bad --isa or --threads writes nothing.
   const measure::Device device = check(measure::detect_device(device_options));
   std::unique_ptr<db::RecordStore> store = check(db::open_store(o.db, db::OpenMode::kCreate));
   db::DbRecordSink sink(*store);

@@ -45,7 +45,7 @@ struct Record {
   std::vector<double> costs;  // seconds, one per timing (repeat); empty on error
   ErrorCode error = ErrorCode::kNoError;
   std::string error_msg;
-  double build_time_s = 0;  // compile time
+  double build_time_s = 0;  // compile time (CPU time of the compiling thread)
   double run_time_s = 0;    // wall time of the whole timed run, reference check included
   double timestamp = 0;     // unix seconds
   std::string version = std::string(tensorperf_version());

@@ -228,6 +228,10 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
     scheduler.restore(i, states[i]->result().trials, states[i]->best(), states[i]->since_best());
   }
 
+  // As Ansor does: rounds no larger than an even share of the budget, so that the warm-up round
+  // reaches every task.
+  const int round = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(options.batch, options.trials / std::max<size_t>(1, states.size()))));
   report.stop = "converged";
   while (true) {
     if (scheduler.total_trials() >= options.trials) {
@@ -241,7 +245,7 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
     std::optional<size_t> pick = scheduler.next();
     if (!pick) break;
     TaskState& t = *states[*pick];
-    const int n = static_cast<int>(std::min<int64_t>(options.batch, options.trials - scheduler.total_trials()));
+    const int n = static_cast<int>(std::min<int64_t>(round, options.trials - scheduler.total_trials()));
     std::vector<measure::Candidate> batch = t.next_candidates(n);
     if (batch.empty()) {
       scheduler.exhaust(*pick);

@@ -40,7 +40,7 @@ struct TuneOptions {
   std::string tuner = "xgb";  // for the large spaces (tuner.h)
   int64_t trials = 1000;      // measurements of all tasks together, earlier ones included. REQUIRES: >= 1
   double time_budget_s = 0;   // no batch starts after this many seconds (0: no limit)
-  int batch = 16;             // measurements per round of one task. REQUIRES: >= 1
+  int batch = 16;             // measurements per round of one task (at most trials / tasks). REQUIRES: >= 1
   bool seed_configs = true;   // measure the providers' hand-picked configs early
   bool transfer = true;       // model-based tuners start from related records in the store
   uint64_t seed = 0;

@@ -1,0 +1,109 @@
+#include "costmodel/gbdt.h"
+
+#include <dirent.h>
+
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace tensorperf::costmodel {
+namespace {
+
+// y = 3 x0 - 2 x1 + x0 x2 over uniform inputs in [0, 1).
+Matrix make_inputs(size_t rows, uint64_t seed, std::vector<float>* y) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(0, 1);
+  Matrix x;
+  x.cols = 3;
+  for (size_t r = 0; r < rows; ++r) {
+    float a = u(rng), b = u(rng), c = u(rng);
+    x.values.insert(x.values.end(), {a, b, c});
+    if (y) y->push_back(3 * a - 2 * b + a * c);
+  }
+  return x;
+}
+
+int threads_of_this_process() {
+  int n = 0;
+  if (DIR* d = ::opendir("/proc/self/task")) {
+    while (dirent* e = ::readdir(d)) n += e->d_name[0] != '.';
+    ::closedir(d);
+  }
+  return n;
+}
+
+TEST(Gbdt, RegressionRecoversAKnownFunction) {
+  std::vector<float> y, y_test;
+  Matrix x = make_inputs(2000, 1, &y), test = make_inputs(200, 2, &y_test);
+  GbdtOptions o;
+  o.objective = "reg:squarederror";
+  o.rounds = 200;
+  auto model = Gbdt::train(x, y, {}, {}, o);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  auto p = model->predict(test);
+  ASSERT_TRUE(p.ok());
+  double se = 0;
+  for (size_t i = 0; i < y_test.size(); ++i) se += std::pow((*p)[i] - y_test[i], 2);
+  EXPECT_LT(std::sqrt(se / y_test.size()), 0.1);  // y spans about [-2, 4]
+}
+
+TEST(Gbdt, RankingOrdersRowsWithinGroupsAndStartsNoThread) {
+  // Two groups of the same relevance function; the model must order unseen rows by it.
+  std::vector<float> y;
+  Matrix x = make_inputs(600, 3, &y);
+  std::vector<unsigned> groups = {300, 300};
+  const int threads_before = threads_of_this_process();
+  auto model = Gbdt::train(x, y, groups, {}, GbdtOptions{});
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  std::vector<float> y_test;
+  Matrix test = make_inputs(100, 4, &y_test);
+  auto p = model->predict(test);
+  ASSERT_TRUE(p.ok());
+  // Tuners fork measurement workers after training: one thread means nothing to break in a fork.
+  EXPECT_EQ(threads_of_this_process(), threads_before);
+  int agree = 0, pairs = 0;
+  for (size_t i = 0; i < y_test.size(); ++i)
+    for (size_t j = i + 1; j < y_test.size(); ++j) {
+      if (std::abs(y_test[i] - y_test[j]) < 0.2) continue;
+      ++pairs;
+      agree += ((*p)[i] > (*p)[j]) == (y_test[i] > y_test[j]);
+    }
+  EXPECT_GT(static_cast<double>(agree) / pairs, 0.9);
+}
+
+TEST(Gbdt, SaveAndLoadPredictIdentically) {
+  std::vector<float> y;
+  Matrix x = make_inputs(300, 5, &y);
+  GbdtOptions o;
+  o.objective = "reg:squarederror";
+  auto model = Gbdt::train(x, y, {}, {}, o);
+  ASSERT_TRUE(model.ok());
+  auto bytes = model->save();
+  ASSERT_TRUE(bytes.ok());
+  auto loaded = Gbdt::load(*bytes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->features(), 3u);
+  EXPECT_EQ(*model->predict(x), *loaded->predict(x));
+  auto garbage = Gbdt::load("not a model");
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_EQ(garbage.status().code(), StatusCode::kCorruption);
+}
+
+TEST(Gbdt, InconsistentInputsAreErrors) {
+  std::vector<float> y;
+  Matrix x = make_inputs(10, 6, &y);
+  std::vector<float> short_labels(y.begin(), y.begin() + 5);
+  EXPECT_EQ(Gbdt::train(x, short_labels, {}, {}, {}).status().code(), StatusCode::kInvalidArgument);
+  std::vector<unsigned> groups = {4, 4};
+  EXPECT_EQ(Gbdt::train(x, y, groups, {}, {}).status().code(), StatusCode::kInvalidArgument);
+  auto model = Gbdt::train(x, y, {}, {}, {});
+  ASSERT_TRUE(model.ok());
+  Matrix wide;
+  wide.cols = 4;
+  wide.values.assign(8, 0.0f);
+  EXPECT_EQ(model->predict(wide).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tensorperf::costmodel

@@ -1,0 +1,100 @@
+// The provider contract that tuners rely on: validate() rejects exactly what compile() rejects before
+// compiling (cheaply, without compiling), seed configs are valid, and warming up the compiler starts
+// no thread (so measurement workers can still be forked).
+#include <dirent.h>
+
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "kernels/provider.h"
+#include "test_workloads.h"
+
+namespace tensorperf::kernels {
+namespace {
+
+int threads_of_this_process() {
+  int n = 0;
+  if (DIR* d = ::opendir("/proc/self/task")) {
+    while (dirent* e = ::readdir(d)) n += e->d_name[0] != '.';
+    ::closedir(d);
+  }
+  return n;
+}
+
+Config random_config(const ConfigSpace& space, const std::string& provider, std::mt19937_64& rng) {
+  Config c{provider, nlohmann::json::object()};
+  for (const Knob& k : space.knobs) c.knobs[k.name] = k.values[rng() % k.values.size()];
+  return c;
+}
+
+TEST(ProviderContract, ValidateRejectsExactlyWhatCompileRejectsBeforeCompiling) {
+  std::mt19937_64 rng(5);
+  int rejected = 0;
+  for (const Provider* p : providers())
+    for (const ir::Workload& w : testing::coverage_workloads()) {
+      if (!p->supports(w)) continue;
+      for (int i = 0; i < 40; ++i) {
+        Config c = random_config(p->space(w), p->name(), rng);
+        Status v = p->validate(w, c);
+        if (v.ok()) continue;  // the property test compiles and runs valid random configs
+        ++rejected;
+        EXPECT_EQ(v.code(), StatusCode::kInvalidArgument) << v.message();
+        auto k = p->compile(w, c, CompileOptions{});
+        ASSERT_FALSE(k.ok()) << p->name() << " compiled a config validate() rejects: " << c.knobs.dump();
+        EXPECT_EQ(k.status().message(), v.message());
+      }
+    }
+  EXPECT_GT(rejected, 50);  // conv2d's random points often break its constraints
+}
+
+TEST(ProviderContract, ValidateNamesTheProblem) {
+  const Provider& halide = *find_provider("halide").value();
+  ir::Workload conv = testing::coverage_workloads()[0];
+  Config c = halide.default_config(conv);
+  EXPECT_TRUE(halide.validate(conv, c).ok());
+  c.knobs["layout"] = "nchwc";
+  c.knobs["oc_block"] = 4;
+  c.knobs["vector_width"] = 16;
+  Status s = halide.validate(conv, c);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("multiple of vector_width"), std::string::npos) << s.message();
+  c.knobs.erase("tile_x");
+  EXPECT_NE(halide.validate(conv, c).message().find("tile_x"), std::string::npos);
+  const Provider& onednn = *find_provider("onednn").value();
+  Status bad = onednn.validate(conv, Config{"onednn", {{"format", "nchw16c"}, {"algorithm", "direct"}}});
+  EXPECT_NE(bad.message().find("format"), std::string::npos) << bad.message();
+}
+
+TEST(ProviderContract, SeedConfigsAreValidAndUseTheTargetsVectors) {
+  const Provider& halide = *find_provider("halide").value();
+  for (const char* target : {"x86-64-linux-avx-avx2-f16c-fma-sse41", "x86-64-linux-sse41"})
+    for (const ir::Workload& w : testing::coverage_workloads()) {
+      for (const Config& c : halide.seed_configs(w, target)) {
+        EXPECT_TRUE(halide.validate(w, c).ok()) << c.knobs.dump();
+        EXPECT_EQ(c.knobs["vector_width"], std::string(target).find("avx2") != std::string::npos ? 8 : 4);
+      }
+    }
+  ir::Workload conv = testing::coverage_workloads()[0];
+  EXPECT_FALSE(halide.seed_configs(conv, "x86-64-linux-sse41").empty());
+}
+
+TEST(ProviderContract, VectorLanesOfTargets) {
+  EXPECT_EQ(*vector_lanes("x86-64-linux-sse41"), 4);
+  EXPECT_EQ(*vector_lanes("x86-64-linux-avx-avx2-f16c-fma-sse41"), 8);
+  EXPECT_EQ(*vector_lanes("x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41"), 16);
+  EXPECT_FALSE(vector_lanes("not-a-target").ok());
+}
+
+TEST(ProviderContract, WarmingUpTheCompilersStartsNoThread) {
+  const int before = threads_of_this_process();
+  for (const Provider* p : providers()) {
+    Status s = p->warm_up("host");
+    EXPECT_TRUE(s.ok()) << p->name() << ": " << s.message();
+  }
+  EXPECT_EQ(threads_of_this_process(), before);
+  EXPECT_FALSE(find_provider("halide").value()->warm_up("bogus-target").ok());
+}
+
+}  // namespace
+}  // namespace tensorperf::kernels
