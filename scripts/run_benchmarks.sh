@@ -7,3 +7,6 @@ echo "== kernels: ResNet-18 workloads, schedules vs oneDNN"
 echo
 echo "== db: import and best-config query at 1,000,000 records"
 "$BUILD_DIR/bench/db/db_bench"
+echo
+echo "== tune: tuning curves, transfer, throughput vs profile, tuned vs oneDNN (about 75 minutes)"
+/usr/bin/python3 bench/tune/tune_bench.py --build "$BUILD_DIR"

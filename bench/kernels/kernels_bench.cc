@@ -1,8 +1,10 @@
 // Per-workload kernel benchmark of a zoo model (ResNet-18 by default, batch 1): the Halide template's
 // default schedule, the best of N random configs, each Halide autoscheduler, oneDNN (best of its
-// small space) and the best known config (data/best_known/<model>_<device>.jsonl, written by
-// --search). Times are in-process medians of repeats (the measure layer does the isolated protocol);
-// each kernel's output is checked once against the reference.
+// small space) and the best known config: the best Halide record in the database for this device,
+// or for the closest device that has one (db::best_configs). By default the database is a temporary
+// store holding data/best_known/*.jsonl (records of `tensorperf tune`). Times are in-process
+// medians of repeats (the measure layer does the isolated protocol); each kernel's output is checked
+// once against the reference.
 #include <time.h>
 
 #include <CLI/CLI.hpp>
@@ -16,11 +18,15 @@
 #include <optional>
 #include <random>
 
-#include "candidate_configs.h"
 #include "ir/models/zoo.h"
 #include "ir/task_extraction.h"
 #include "kernels/autoschedule.h"
+#include "db/best_configs.h"
+#include "db/importer.h"
+#include "db/record_store.h"
 #include "kernels/provider.h"
+#include "measure/device.h"
+#include "measure/record.h"
 
 namespace tensorperf::bench {
 namespace {
@@ -116,43 +122,47 @@ std::string short_name(const ir::Workload& w) {
   return s;
 }
 
-std::string device_label(const std::string& target, int threads) {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, model = "cpu";
-  while (std::getline(cpuinfo, line))
-    if (line.rfind("model name", 0) == 0) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
-  std::string slug;
-  for (char c : model) slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
-  std::string isa = target == "host" ? "host" : target.find("avx512") != std::string::npos ? "avx512"
-                                              : target.find("avx2") != std::string::npos ? "avx2" : "sse41";
-  return fmt::format("{}-{}-t{}", slug, isa, threads);
+// The best error-free record of `provider` for `w` on `device` or the closest device that has one.
+struct Known {
+  Config config;
+  std::string device;  // where it was measured
+  std::string match;   // "exact", "model", "target-key"
+};
+std::optional<Known> best_known(db::RecordStore& store, const ir::Workload& w, const std::string& device,
+                                const std::string& provider) {
+  auto best = db::best_configs(store, w.key(), device, 64);
+  if (!best.ok()) return std::nullopt;
+  for (const db::StoredRecord& s : best->records) {
+    auto r = measure::record_from_line(s.line);
+    if (r.ok() && r->provider == provider)
+      return Known{Config{provider, r->config}, r->device_key, std::string(db::match_name(best->match))};
+  }
+  return std::nullopt;
 }
 
-std::map<std::string, Config> read_best_known(const std::string& path) {
-  std::map<std::string, Config> best;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line);
-    best[j.at("workload").get<std::string>()] = Config{j.at("provider").get<std::string>(), j.at("knobs")};
-  }
-  return best;
+// A temporary SQLite store with every record file of data/best_known.
+Result<std::unique_ptr<db::RecordStore>> shipped_best_known(const std::string& path) {
+  std::filesystem::remove(path);
+  TP_ASSIGN_OR_RETURN(auto store, db::open_store(path, db::OpenMode::kCreate));
+  const std::filesystem::path dir = std::filesystem::path(TENSORPERF_SOURCE_DIR) / "data" / "best_known";
+  if (std::filesystem::exists(dir))
+    for (const auto& f : std::filesystem::directory_iterator(dir)) {
+      if (f.path().extension() != ".jsonl") continue;
+      TP_RETURN_IF_ERROR(db::import_file(*store, f.path().string(), {}, {}).status());
+    }
+  return store;
 }
 
 double gflops(const ir::Workload& w, const Measured& m) { return m.seconds ? w.flops() / *m.seconds * 1e-9 : 0.0; }
 
 int run(int argc, char** argv) {
   CLI::App app{"Kernel benchmark: Halide schedules vs autoschedulers vs oneDNN per workload of a zoo model"};
-  std::string model = "resnet18", target = "host", best_path, ops_filter = "conv2d";
+  std::string model = "resnet18", isa = "native", db_url, ops_filter = "conv2d";
   int threads = 2, random_configs = 8, repeat = 7;
   double min_ms = 20;
-  bool json = false, search = false, autoschedule = true, verbose = false;
+  bool json = false, autoschedule = true, verbose = false;
   app.add_option("--model", model, "zoo model (batch 1)");
-  app.add_option("--target", target, "Halide target string, or host");
+  app.add_option("--isa", isa, "ISA level to compile for: native, avx512, avx2, sse41");
   app.add_option("--threads", threads, "threads per kernel");
   app.add_option("--random", random_configs, "random Halide configs per workload");
   app.add_option("--repeat", repeat, "timings per kernel (median quoted)");
@@ -160,13 +170,13 @@ int run(int argc, char** argv) {
   app.add_option("--ops", ops_filter, "comma-separated op kinds to run, or all");
   std::string name_filter;
   app.add_option("--filter", name_filter, "only workloads whose short name (as printed) contains this text");
-  app.add_option("--best-known", best_path, "best known configs (JSON lines); default data/best_known/<model>_<device>.jsonl");
-  app.add_flag("--search", search, "try the hand-picked candidates and write the best per workload to --best-known");
+  app.add_option("--db", db_url,
+                 "database of best known configs (default: a temporary store of data/best_known/*.jsonl)");
   app.add_flag("!--no-autoschedule", autoschedule, "skip Halide's autoschedulers");
   std::string clock = "wall";
   app.add_option("--clock", clock, "wall, or cpu (process CPU time; needs --threads 1)")->check(CLI::IsMember({"wall", "cpu"}));
   app.add_flag("--json", json, "machine-readable output");
-  app.add_flag("--verbose", verbose, "print each random config before compiling it, and each --search candidate's time");
+  app.add_flag("--verbose", verbose, "print each random config before compiling it");
   CLI11_PARSE(app, argc, argv);
   g_cpu_clock = clock == "cpu";
   if (g_cpu_clock && threads != 1) {
@@ -174,8 +184,23 @@ int run(int argc, char** argv) {
     return 1;
   }
 
-  std::string device = device_label(target, threads);
-  if (best_path.empty()) best_path = std::string(TENSORPERF_SOURCE_DIR) + "/data/best_known/" + model + "_" + device + ".jsonl";
+  measure::DeviceOptions device_options;
+  device_options.threads = threads;
+  device_options.isa = isa;
+  auto detected = measure::detect_device(device_options);
+  if (!detected.ok()) {
+    std::cerr << "kernels_bench: " << detected.status().message() << "\n";
+    return 1;
+  }
+  const std::string device = detected->key();
+  const std::string target = detected->target;
+  const std::string temp_db =
+      (std::filesystem::temp_directory_path() / ("tp-kernels-bench-" + std::to_string(::getpid()) + ".db")).string();
+  auto store = db_url.empty() ? shipped_best_known(temp_db) : db::open_store(db_url, db::OpenMode::kExisting);
+  if (!store.ok()) {
+    std::cerr << "kernels_bench: " << store.status().message() << "\n";
+    return 1;
+  }
   auto graph = ir::build_model(model);
   if (!graph.ok()) {
     std::cerr << "kernels_bench: " << graph.status().message() << "\n";
@@ -186,16 +211,14 @@ int run(int argc, char** argv) {
     std::cerr << "kernels_bench: " << tasks.status().message() << "\n";
     return 1;
   }
-  std::map<std::string, Config> best_known = read_best_known(best_path);
   const kernels::Provider& halide = *kernels::find_provider("halide").value();
   const kernels::Provider& onednn = *kernels::find_provider("onednn").value();
-  const int vw = target.find("avx512") != std::string::npos || target == "host" ? 16 : 8;
   CompileOptions options{target, threads};
 
   nlohmann::json rows = nlohmann::json::array();
   double random_compile_s = 0, random_run_s = 0, random_wall_s = 0;
   int random_count = 0, random_errors = 0;
-  std::vector<double> ratios_known, ratios_random;
+  std::vector<double> ratios_known, ratios_random, ratios_best_of_all;
   std::mt19937_64 rng(42);
   for (const ir::Task& task : tasks.value()) {
     const ir::Workload& w = task.workload;
@@ -249,8 +272,10 @@ int run(int argc, char** argv) {
       std::cerr << "." << std::flush;
     }
     random_wall_s += seconds_since(t_random);
-    if (!best_random.seconds) best_random.error = "no valid random config";
-    record("best_random", best_random, &best_random_config);
+    if (random_configs > 0) {
+      if (!best_random.seconds) best_random.error = "no valid random config";
+      record("best_random", best_random, &best_random_config);
+    }
 
     if (autoschedule)
       for (const std::string& name : kernels::autoscheduler_names()) {
@@ -275,32 +300,10 @@ int run(int argc, char** argv) {
 
     Measured known;
     Config known_config;
-    if (search) {
-      std::vector<Config> candidates = candidate_configs(w, vw);
-      if (best_random.seconds) candidates.push_back(best_random_config);
-      // Every stored config of this workload or of a twin that differs only in its epilogue (the
-      // same loop nest): a good schedule for one is a candidate for the other.
-      const std::string key = w.key();
-      const std::string nest = key.substr(0, key.rfind('|') + 1);
-      for (const auto& [other, c] : best_known)
-        if (other.compare(0, nest.size(), nest) == 0) candidates.push_back(c);
-      for (const Config& c : candidates) {
-        Measured m = measure(ctx, [&] { return halide.compile(w, c, options); });
-        if (m.seconds && (!known.seconds || *m.seconds < *known.seconds)) {
-          known = m;
-          known_config = c;
-        }
-        if (verbose)
-          std::cerr << "\n  " << (m.seconds ? fmt::format("{:8.3f} ms", *m.seconds * 1e3) : std::string("   error   "))
-                    << " " << c.knobs.dump() << std::flush;
-        else
-          std::cerr << "s" << std::flush;
-      }
-      if (known.seconds) best_known[w.key()] = known_config;
-      else known.error = "no candidate config ran";
-    } else if (auto it = best_known.find(w.key()); it != best_known.end()) {
-      known_config = it->second;
+    if (auto k = best_known(**store, w, device, "halide")) {
+      known_config = k->config;
       known = measure(ctx, [&] { return halide.compile(w, known_config, options); });
+      row["best_known_from"] = {{"device", k->device}, {"match", k->match}};
     } else {
       known.error = "no best known config";
     }
@@ -308,18 +311,11 @@ int run(int argc, char** argv) {
     if (known.seconds && best_onednn.seconds) {
       row["best_known_vs_onednn"] = *best_onednn.seconds / *known.seconds;
       ratios_known.push_back(*best_onednn.seconds / *known.seconds);
+      ratios_best_of_all.push_back(std::max(1.0, *best_onednn.seconds / *known.seconds));
     }
     if (best_random.seconds && best_onednn.seconds) ratios_random.push_back(*best_onednn.seconds / *best_random.seconds);
     rows.push_back(row);
     std::cerr << "\n";
-  }
-
-  if (search) {
-    std::filesystem::create_directories(std::filesystem::path(best_path).parent_path());
-    std::ofstream out(best_path);
-    for (const auto& [key, c] : best_known)
-      out << nlohmann::json{{"workload", key}, {"provider", c.provider}, {"knobs", c.knobs}}.dump() << "\n";
-    std::cerr << "wrote " << best_known.size() << " best known configs to " << best_path << "\n";
   }
 
   auto geomean = [](const std::vector<double>& v) {
@@ -336,20 +332,24 @@ int run(int argc, char** argv) {
       {"clock", clock},
       {"geomean_best_known_vs_onednn", geomean(ratios_known)},
       {"geomean_best_random_vs_onednn", geomean(ratios_random)},
+      {"geomean_best_of_all_vs_onednn", geomean(ratios_best_of_all)},
       {"profiling", {{"configs", random_count},
                      {"errors", random_errors},
                      {"configs_per_second", random_wall_s > 0 ? random_count / random_wall_s : 0.0},
                      {"compile_seconds", random_compile_s},
                      {"run_seconds", random_run_s}}},
       {"workloads", rows}};
+  store->reset();
+  if (db_url.empty()) std::filesystem::remove(temp_db);
   if (json) {
     std::cout << summary.dump(2) << "\n";
     return 0;
   }
-  std::vector<std::string> columns = {"default", "best_random"};
+  std::vector<std::string> columns = {"default"};
+  if (random_configs > 0) columns.push_back("best_random");
   if (autoschedule) columns.insert(columns.end(), kernels::autoscheduler_names().begin(), kernels::autoscheduler_names().end());
   columns.insert(columns.end(), {"onednn", "best_known"});
-  fmt::print("{} on {} ({} threads, target {}, {} clock): ms (GFLOP/s)\n", model, device, threads, target, clock);
+  fmt::print("{} on {} (target {}, {} clock): ms (GFLOP/s)\n", model, device, target, clock);
   fmt::print("{:<30} {:>3} {:>8}", "workload", "n", "space");
   for (const auto& c : columns) fmt::print(" {:>15}", c);
   fmt::print(" {:>8}\n", "bk/onednn");
@@ -364,8 +364,15 @@ int run(int argc, char** argv) {
     if (row.contains("best_known_vs_onednn")) fmt::print(" {:>8.2f}x", row["best_known_vs_onednn"].get<double>());
     fmt::print("\n");
   }
-  fmt::print("geomean throughput vs oneDNN: best known {:.2f}x, best of {} random {:.2f}x\n", geomean(ratios_known),
-             random_configs, geomean(ratios_random));
+  fmt::print("geomean throughput vs oneDNN: best known Halide {:.2f}x, best of all providers {:.2f}x, best of {} random "
+             "{:.2f}x\n",
+             geomean(ratios_known), geomean(ratios_best_of_all), random_configs, geomean(ratios_random));
+  std::map<std::string, int> sources;
+  for (const auto& row : rows)
+    if (row.contains("best_known_from"))
+      ++sources[row["best_known_from"]["device"].get<std::string>() + " (" +
+                row["best_known_from"]["match"].get<std::string>() + ")"];
+  for (const auto& [from, n] : sources) fmt::print("best known configs from {}: {} workload(s)\n", from, n);
   fmt::print("profiling: {} random configs ({} errors), {:.2f} configs/s, compile {:.1f} s vs run {:.1f} s\n",
              random_count, random_errors, summary["profiling"]["configs_per_second"].get<double>(), random_compile_s,
              random_run_s);

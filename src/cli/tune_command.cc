@@ -225,13 +225,14 @@ void run_tune(TuneCommandOptions& o) {
   options.scheduler.seed = o.seed;
   options.measure = o.measure;
   const measure::CpuPlan cpus = measure::plan_cpus(device.threads);
-  options.measure.build_jobs = o.build_jobs > 0 ? o.build_jobs : static_cast<int>(cpus.build.size());
+  options.measure.build_jobs =
+      o.build_jobs > 0 ? o.build_jobs : static_cast<int>(cpus.timing.size() + cpus.build.size());
   std::fprintf(stderr,
-               "tune: %zu workload(s) of %s on %s, tuner %s, budget %lld trials%s; timing on %zu CPU(s), %d "
-               "compile(s) ahead%s\n",
+               "tune: %zu workload(s) of %s on %s, tuner %s, budget %lld trials%s; timing on %zu CPU(s), up to %d "
+               "compile(s) ahead (%zu on other CPUs, the rest paused while timing)\n",
                tasks.size(), model_name.c_str(), device.key().c_str(), o.tuner.c_str(), static_cast<long long>(o.trials),
                budget_s > 0 ? fmt::format(" or {:.0f} s", budget_s).c_str() : "", cpus.timing.size(),
-               options.measure.build_jobs, cpus.exclusive ? " (paused while timing: no spare CPU)" : "");
+               options.measure.build_jobs, cpus.build.size());
 
   auto report = tune::tune(tasks, providers, device, options, *store, sink, [&](const tune::TuneProgress& p) {
     std::fprintf(stderr, "[%5lld/%lld %s] task %zu/%zu trials %lld best %s ms | model est. %.3f ms | %s\n",
@@ -267,8 +268,8 @@ void register_tune_command(CLI::App& app) {
   cmd->add_option("--seed", o.seed, "seed of the tuners and the task scheduler")->capture_default_str();
   cmd->add_flag("--json", o.json, "print the summary as one JSON object instead of a table");
   cmd->add_option("--build-jobs", o.build_jobs,
-                  "compiles running ahead of timing (default: the CPUs timing does not use, or every CPU between "
-                  "timings when it uses all)")
+                  "compiles running ahead of timing (default: one per CPU; those on the timing CPUs pause while "
+                  "a timing runs)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--per-round", o.per_round, "measurements per round of one workload")
       ->check(CLI::PositiveNumber)

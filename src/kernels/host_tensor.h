@@ -23,7 +23,8 @@ class HostTensor {
   std::byte* bytes() { return data_.get(); }
   const std::byte* bytes() const { return data_.get(); }
 
-  // Fills with values uniform in [lo, hi), never all zero (ARCHITECTURE.md: never time on zeros).
+  // Fills with values uniform in [lo, hi), never all zero (the timing protocol never times on zeros:
+  // docs/profiling.md).
   void fill_random(std::mt19937_64& rng, float lo = -1.0f, float hi = 1.0f);
 
  private:

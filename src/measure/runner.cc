@@ -221,10 +221,7 @@ CpuPlan plan_cpus(int timing_threads) {
   plan.timing = pinned_cpus(timing_threads);
   for (int cpu : pinned_cpus(1 << 16))
     if (std::find(plan.timing.begin(), plan.timing.end(), cpu) == plan.timing.end()) plan.build.push_back(cpu);
-  if (plan.build.empty()) {
-    plan.build = plan.timing;
-    plan.exclusive = true;
-  }
+  plan.exclusive = plan.build.empty();
   return plan;
 }
 
@@ -235,6 +232,7 @@ struct Slot {
   enum class State { kCompiling, kBuilt, kTiming };
   size_t index = 0;
   std::unique_ptr<Worker> worker;
+  bool shared = false;  // compiles on the timing CPUs: stopped while a timing runs
   State state = State::kCompiling;
   Clock::time_point phase_start;  // of the current state
   double stopped_s = 0;           // compiling time spent stopped (not counted against the limit)
@@ -255,14 +253,19 @@ Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
   size_t next = 0;
   bool timing = false;
 
+  auto compiling = [&](Slot& s) { return s.state == Slot::State::kCompiling; };
   auto start_worker = [&](size_t i) {
     Slot s;
     s.index = i;
     s.phase_start = Clock::now();
+    size_t dedicated = 0;
+    for (Slot& o : slots) dedicated += compiling(o) && !o.shared;
+    s.shared = dedicated >= cpus.build.size();
+    const std::vector<int>& where = s.shared ? cpus.timing : cpus.build;
     const Candidate& c = candidates[i];
     s.worker = Worker::start([&, c](const SendFn& send, const ReceiveFn& receive) {
       enter_device(device_);
-      (void)pin_current_thread(cpus.build);
+      (void)pin_current_thread(where);
       std::unique_ptr<kernels::Kernel> kernel = compile_stage(c, send);
       if (!kernel || receive() != 'g') return;
       (void)pin_current_thread(cpus.timing);
@@ -270,11 +273,9 @@ Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
     });
     slots.push_back(std::move(s));
   };
-  auto compiling = [&](Slot& s) { return s.state == Slot::State::kCompiling; };
   auto set_stopped = [&](bool stop) {
-    if (!cpus.exclusive) return;
     for (Slot& s : slots) {
-      if (!compiling(s)) continue;
+      if (!compiling(s) || !s.shared) continue;
       if (stop && !s.stopped_at) {
         s.worker->stop();
         s.stopped_at = Clock::now();
@@ -307,7 +308,7 @@ Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
     while (next < candidates.size() && active < options_.build_jobs && waiting < options_.build_jobs) {
       start_worker(next++);
       ++active;
-      if (timing && cpus.exclusive) {
+      if (timing && slots.back().shared) {
         slots.back().worker->stop();
         slots.back().stopped_at = Clock::now();
       }

@@ -39,9 +39,8 @@ struct MeasureOptions {
   bool check_output = true;          // compare the first run with kernels::run_reference
   double atol = 1e-3, rtol = 1e-3;   // tolerance of that comparison (kernels::max_scaled_error)
   uint64_t seed = 1;                 // random inputs: the same seed and workload give the same data
-  // measure_batch: how many candidates compile at once, ahead of the one being timed. Compiles run
-  // on the CPUs the device's timing does not use; when timing uses every CPU they run only while
-  // nothing is timed (they are stopped during a timing). REQUIRES: >= 1.
+  // measure_batch: how many candidates compile at once, ahead of the one being timed (see CpuPlan
+  // for where). REQUIRES: >= 1.
   int build_jobs = 1;
 };
 
@@ -53,11 +52,13 @@ struct Candidate {
   kernels::Config config;
 };
 
-// Where measure_batch runs compiles and timings: timing on the device's first `threads` CPUs, compiles
-// on the others, or on all of them between timings when there are no others.
+// Where measure_batch runs compiles and timings. Timing runs alone on the device's first `threads`
+// CPUs. Compiles fill the other CPUs first (`build`: they run on while a timing does); compiles
+// beyond those run on the timing CPUs and are stopped (SIGSTOP) for as long as a timing runs, so
+// that every CPU compiles between timings and none disturbs one.
 struct CpuPlan {
   std::vector<int> timing, build;
-  bool exclusive = false;  // build == every CPU: compiles pause while a timing runs
+  bool exclusive = false;  // build is empty: timing uses every CPU
 };
 CpuPlan plan_cpus(int timing_threads);
 

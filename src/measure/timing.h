@@ -1,4 +1,4 @@
-// The timing protocol every latency comes from (ARCHITECTURE.md, "Measurement protocol"): warm-up
+// The timing protocol every latency comes from (docs/profiling.md, "Timing protocol"): warm-up
 // runs, then `repeat` timings, each the mean of `number` back-to-back runs, with an optional cache
 // flush before each. The first timing calibrates `number`: it is taken again with a larger `number`
 // until it lasts at least `min_repeat_ms`, and only the one that does is kept. All costs are kept;

@@ -1,17 +1,22 @@
 #include "measure/worker.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <stdexcept>
+#include <vector>
 
 namespace tensorperf::measure {
 namespace {
@@ -29,7 +34,32 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-[[noreturn]] void child(int msg_fd, int out_fd, int ctl_fd, const Worker::Body& body) {
+// Closes every descriptor but stdin, stdout, stderr and `keep`: a worker must not hold the pipes of
+// its siblings (a sibling waiting for its parent to close its control socket would wait forever).
+void close_inherited(std::initializer_list<int> keep) {
+  std::vector<int> open_fds;
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    const int own = ::dirfd(d);
+    while (dirent* e = ::readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      int fd = std::atoi(e->d_name);
+      if (fd > 2 && fd != own && std::find(keep.begin(), keep.end(), fd) == keep.end()) open_fds.push_back(fd);
+    }
+    ::closedir(d);
+  }
+  for (int fd : open_fds) ::close(fd);
+}
+
+[[noreturn]] void child(pid_t parent, int msg_fd, int out_fd, int ctl_fd, const Worker::Body& body) {
+  // A worker dies with the process that started it (even while stopped), so none is left behind.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
+  close_inherited({msg_fd, out_fd, ctl_fd});
+  // Tell start() that the above is done: only then may the parent stop this worker (a worker
+  // stopped before it asked for PDEATHSIG would outlive a parent that dies).
+  const char ready = 'r';
+  while (::write(ctl_fd, &ready, 1) < 0 && errno == EINTR) {
+  }
   ::dup2(out_fd, STDOUT_FILENO);
   ::dup2(out_fd, STDERR_FILENO);
   ::close(out_fd);
@@ -88,17 +118,16 @@ std::unique_ptr<Worker> Worker::start(const Body& body) {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0)
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
   std::fflush(nullptr);  // or the child would inherit, and later flush, the caller's buffered output
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::close(msg[0]);
-    ::close(out[0]);
-    ::close(ctl[1]);
-    child(msg[1], out[1], ctl[0], body);
-  }
+  if (pid == 0) child(parent, msg[1], out[1], ctl[0], body);
   ::close(msg[1]);
   ::close(out[1]);
   ::close(ctl[0]);
+  char ready = 0;  // 0 bytes read: the child died first; its pipes tell the rest
+  while (::read(ctl[1], &ready, 1) < 0 && errno == EINTR) {
+  }
   std::unique_ptr<Worker> w(new Worker());
   w->pid_ = pid;
   w->msg_fd_ = msg[0];
@@ -159,6 +188,11 @@ void Worker::resume() {
 }
 
 WorkerOutcome Worker::finish(bool kill) {
+  // No more signals: a child waiting in receive() gets -1 and ends.
+  if (ctl_fd_ >= 0) {
+    ::close(ctl_fd_);
+    ctl_fd_ = -1;
+  }
   if (kill) {
     ::kill(pid_, SIGKILL);
   } else {

@@ -39,7 +39,9 @@ WorkerOutcome run_worker(const std::function<void(const SendFn& send)>& body, co
 
 // A worker the caller drives while it does other things (several at once): it polls the worker's
 // pipes, reads what arrived, can send the child a byte, stop and continue it, and reaps it. Not
-// thread-safe; the destructor kills and reaps a child that is still running.
+// thread-safe; the destructor kills and reaps a child that is still running. A worker holds no
+// descriptor of the caller's but its own pipes, and is killed when the thread that started it ends
+// (PR_SET_PDEATHSIG), stopped or not, so a killed caller leaves no worker behind.
 class Worker {
  public:
   using Body = std::function<void(const SendFn& send, const ReceiveFn& receive)>;
@@ -48,6 +50,7 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
+  int pid() const { return pid_; }
   // The pipes to poll for POLLIN; -1 once closed.
   int message_fd() const { return open_[0] ? msg_fd_ : -1; }
   int output_fd() const { return open_[1] ? out_fd_ : -1; }
@@ -60,8 +63,9 @@ class Worker {
   bool signal(char byte);
   void stop();    // SIGSTOP: it keeps its state but uses no CPU
   void resume();  // SIGCONT
-  // Kills the child when `kill` (a timeout), waits for it and returns how it ended, with every
-  // message read. REQUIRES: called once.
+  // Closes the control channel (a child waiting in receive() gets -1), kills the child when `kill`
+  // (a timeout), waits for it and returns how it ended, with every message read. REQUIRES: called
+  // once.
   WorkerOutcome finish(bool kill);
 
  private:
