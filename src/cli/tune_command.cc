@@ -120,9 +120,9 @@ void print_summary(const tune::TuneReport& rep, const measure::Device& device, c
   std::printf("\n");
   std::printf(
       "measured %lld configs in %.1f s (%.2f configs/s), %lld errors, %lld trials already in the database; "
-      "compile %.1f s, run %.1f s; stopped: %s%s\n",
+      "compile %.1f s (CPU), run %.1f s, tuners %.1f s, inputs and references %.1f s; stopped: %s%s\n",
       static_cast<long long>(rep.measured), rep.wall_s, rep.configs_per_s(), static_cast<long long>(rep.errors),
-      static_cast<long long>(rep.known), rep.build_s, rep.run_s,
+      static_cast<long long>(rep.known), rep.build_s, rep.run_s, rep.tuner_s, rep.reference_s,
       rep.stop == "trials" ? "trial budget reached" : rep.stop == "time" ? "time budget reached" : "every workload converged",
       rep.tasks.empty() ? "" : " (* = converged)");
 }
@@ -158,6 +158,8 @@ nlohmann::json summary_json(const tune::TuneReport& rep, const measure::Device& 
           {"wall_s", rep.wall_s},
           {"build_s", rep.build_s},
           {"run_s", rep.run_s},
+          {"tuner_s", rep.tuner_s},
+          {"reference_s", rep.reference_s},
           {"configs_per_s", rep.configs_per_s()},
           {"estimated_s",
            {{"default", total(t.default_s, t.default_complete)},

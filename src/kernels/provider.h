@@ -76,6 +76,11 @@ class Provider {
   // Hand-picked configs worth measuring early for `w` when compiling for `target` (a Halide target
   // string or "host"); empty when the provider has none for this op. Each passes validate().
   virtual std::vector<Config> seed_configs(const ir::Workload& w, const std::string& target) const = 0;
+  // Numbers that describe the schedule a valid config builds for `w`, derived from its knobs and
+  // the shapes without building anything (register tile size, parallel tasks, padding waste,
+  // block footprints, ...), for learned models. The same length for every config of w's op kind;
+  // empty when the provider has none for it. Errors: the config is invalid (as validate()).
+  virtual Result<std::vector<double>> schedule_features(const ir::Workload& w, const Config& c) const = 0;
   // Instantiation errors (bad knob values, or a schedule Halide rejects for this workload, as
   // AutoTVM raises InstantiationError at schedule time) are InvalidArgument; failures of the
   // compiler itself are Internal.

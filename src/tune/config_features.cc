@@ -59,19 +59,4 @@ std::vector<float> device_key_features(std::string_view key) {
 
 size_t task_feature_width() { return kWorkloadFeatures + kDeviceFeatures; }
 
-PointEncoder::PointEncoder(const SearchSpace& space) {
-  for (const kernels::Knob& k : space.knobs()) {
-    bool numeric = true;
-    for (const auto& v : k.values) numeric = numeric && v.is_number();
-    std::vector<float> values;
-    for (size_t i = 0; i < k.values.size(); ++i)
-      values.push_back(numeric ? k.values[i].get<float>() : static_cast<float>(i));
-    table_.push_back(std::move(values));
-  }
-}
-
-void PointEncoder::encode(const Point& p, float* out) const {
-  for (size_t k = 0; k < table_.size(); ++k) out[k] = table_[k][p[k]];
-}
-
 }  // namespace tensorperf::tune

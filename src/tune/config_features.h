@@ -1,5 +1,6 @@
 // Numeric features for learned models over configs (the model-guided tuner's input): one row per
-// (workload, device, point) = workload features | device features | point encoding. The workload
+// (workload, device, point) = workload features | device features | the point's features
+// (SearchSpace::features: knob values and schedule features). The workload
 // part carries shapes so that one model can learn across the workloads of an op kind; the device
 // part comes from the device key alone, so records of devices never seen here count too.
 #pragma once
@@ -20,17 +21,5 @@ std::vector<float> workload_features(const ir::Workload& w);
 // avx512, 8 for avx2, 4 for sse41, 0 when the key names none).
 std::vector<float> device_key_features(std::string_view device_key);
 size_t task_feature_width();  // workload_features + device_key_features
-
-// A point of a space as numbers: per knob, its value when every value of the knob is a number,
-// else the value's index.
-class PointEncoder {
- public:
-  explicit PointEncoder(const SearchSpace& space);
-  size_t width() const { return table_.size(); }
-  void encode(const Point& p, float* out) const;
-
- private:
-  std::vector<std::vector<float>> table_;  // knob -> value index -> feature
-};
 
 }  // namespace tensorperf::tune

@@ -1,6 +1,7 @@
 #include "tune/search_space.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace tensorperf::tune {
 
@@ -14,14 +15,58 @@ size_t PointHash::operator()(const Point& p) const {
 }
 
 SearchSpace::SearchSpace(kernels::ConfigSpace space, std::string provider,
-                         std::function<Status(const kernels::Config&)> validate, nlohmann::json fallback)
-    : space_(std::move(space)), provider_(std::move(provider)), validate_(std::move(validate)), fallback_(std::move(fallback)) {}
+                         std::function<Status(const kernels::Config&)> validate, nlohmann::json fallback,
+                         ScheduleFeatureFn schedule_features)
+    : space_(std::move(space)),
+      provider_(std::move(provider)),
+      validate_(std::move(validate)),
+      fallback_(std::move(fallback)),
+      schedule_features_(std::move(schedule_features)) {
+  for (const kernels::Knob& k : space_.knobs) {
+    bool numeric = true;
+    for (const auto& v : k.values) numeric = numeric && v.is_number();
+    std::vector<float> values;
+    for (size_t i = 0; i < k.values.size(); ++i)
+      values.push_back(numeric ? k.values[i].get<float>() : static_cast<float>(i));
+    knob_values_.push_back(std::move(values));
+  }
+}
 
 SearchSpace SearchSpace::of(const ir::Workload& w, const kernels::Provider& provider) {
   const kernels::Provider* p = &provider;
   return SearchSpace(
       provider.space(w), provider.name(), [w, p](const kernels::Config& c) { return p->validate(w, c); },
-      provider.default_config(w).knobs);
+      provider.default_config(w).knobs, [w, p](const kernels::Config& c) { return p->schedule_features(w, c); });
+}
+
+size_t SearchSpace::feature_width() const {
+  if (!schedule_width_) {
+    schedule_width_ = 0;
+    if (schedule_features_) {
+      // The width of any valid config's features: the default's, else the first valid point's.
+      std::optional<Point> p = point_of(fallback_);
+      for (uint64_t i = 0; (!p || !valid(*p)) && i < 4096 && static_cast<double>(i) < size(); ++i) p = at(i);
+      if (p && valid(*p))
+        if (auto f = schedule_features_(config(*p)); f.ok()) schedule_width_ = f->size();
+    }
+  }
+  return knob_values_.size() + *schedule_width_;
+}
+
+void SearchSpace::features(const Point& p, float* out) const {
+  const size_t width = feature_width();
+  auto it = feature_cache_.find(p);
+  if (it == feature_cache_.end()) {
+    std::vector<float> f(width, std::numeric_limits<float>::quiet_NaN());
+    for (size_t k = 0; k < knob_values_.size(); ++k) f[k] = knob_values_[k][p[k]];
+    if (schedule_features_) {
+      auto extra = schedule_features_(config(p));
+      if (extra.ok() && extra->size() == width - knob_values_.size())
+        for (size_t i = 0; i < extra->size(); ++i) f[knob_values_.size() + i] = static_cast<float>((*extra)[i]);
+    }
+    it = feature_cache_.emplace(p, std::move(f)).first;
+  }
+  std::copy(it->second.begin(), it->second.end(), out);
 }
 
 kernels::Config SearchSpace::config(const Point& p) const {

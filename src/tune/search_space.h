@@ -25,13 +25,20 @@ struct PointHash {
 };
 using PointSet = std::unordered_set<Point, PointHash>;
 
+// Schedule features of a config of the space (Provider::schedule_features), the same length for
+// every valid config.
+using ScheduleFeatureFn = std::function<Result<std::vector<double>>(const kernels::Config&)>;
+
 class SearchSpace {
  public:
   // `validate` checks a config of this space (nullptr: every point is valid); `fallback` gives the
-  // value of a knob that a stored config lacks (a knob added after it was measured).
+  // value of a knob that a stored config lacks (a knob added after it was measured);
+  // `schedule_features` (optional) adds derived numbers to a point's features.
   SearchSpace(kernels::ConfigSpace space, std::string provider,
-              std::function<Status(const kernels::Config&)> validate, nlohmann::json fallback = nlohmann::json::object());
-  // The space of `provider` for `w`, checked by provider.validate, its default config as fallback.
+              std::function<Status(const kernels::Config&)> validate, nlohmann::json fallback = nlohmann::json::object(),
+              ScheduleFeatureFn schedule_features = {});
+  // The space of `provider` for `w`: checked by provider.validate, its default config as fallback,
+  // its schedule features.
   static SearchSpace of(const ir::Workload& w, const kernels::Provider& provider);
 
   const std::vector<kernels::Knob>& knobs() const { return space_.knobs; }
@@ -54,12 +61,22 @@ class SearchSpace {
   Point at(uint64_t i) const;
   uint64_t index(const Point& p) const;
 
+  // A point as numbers for learned models: per knob its value when every value of the knob is a
+  // number, else the value's index; then the schedule features (NaN, "missing", for a point
+  // whose config has none). Cached; not thread-safe.
+  size_t feature_width() const;
+  void features(const Point& p, float* out) const;
+
  private:
   kernels::ConfigSpace space_;
   std::string provider_;
   std::function<Status(const kernels::Config&)> validate_;
   nlohmann::json fallback_;
+  ScheduleFeatureFn schedule_features_;
+  std::vector<std::vector<float>> knob_values_;  // knob -> value index -> feature
   mutable std::unordered_map<Point, bool, PointHash> valid_cache_;
+  mutable std::unordered_map<Point, std::vector<float>, PointHash> feature_cache_;
+  mutable std::optional<size_t> schedule_width_;
 };
 
 }  // namespace tensorperf::tune

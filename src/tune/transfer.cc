@@ -39,31 +39,27 @@ size_t TransferPool::records() const {
 }
 
 std::vector<TransferGroup> TransferPool::groups_for(const ir::Workload& w, const std::string& device_key,
-                                                    const SearchSpace& space, size_t max_rows) const {
+                                                    const kernels::Provider& provider, size_t max_rows) const {
   std::vector<TransferGroup> out;
   auto op = by_op_.find(w.op);
   if (op == by_op_.end()) return out;
   const std::string own = w.key();
-  const PointEncoder encoder(space);
-  const size_t width = task_feature_width() + encoder.width();
-  std::map<std::string, std::vector<float>> workload_rows;  // parsed once per workload
+  const size_t width = task_feature_width() + SearchSpace::of(w, provider).feature_width();
   for (const auto& [key, entries] : op->second) {
     if (key.first == own && key.second == device_key) continue;
-    auto wf = workload_rows.find(key.first);
-    if (wf == workload_rows.end()) {
-      auto other = ir::parse_workload_key(key.first);
-      if (!other.ok()) continue;
-      wf = workload_rows.emplace(key.first, workload_features(*other)).first;
-    }
-    std::vector<float> prefix = wf->second;
-    for (float d : device_key_features(key.second)) prefix.push_back(d);
+    auto other = ir::parse_workload_key(key.first);
+    if (!other.ok() || !provider.supports(*other)) continue;
+    const SearchSpace space = SearchSpace::of(*other, provider);
+    if (task_feature_width() + space.feature_width() != width) continue;  // another layout of knobs
+    std::vector<float> row = workload_features(*other);
+    for (float d : device_key_features(key.second)) row.push_back(d);
+    const size_t prefix = row.size();
+    row.resize(width);
     TransferGroup g;
-    std::vector<float> row(width);
     for (const Entry& e : entries) {
       auto p = space.point_of(e.config);
       if (!p) continue;
-      std::copy(prefix.begin(), prefix.end(), row.begin());
-      encoder.encode(*p, row.data() + prefix.size());
+      space.features(*p, row.data() + prefix);
       g.rows.insert(g.rows.end(), row.begin(), row.end());
       g.costs.push_back(e.cost);
     }

@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "db/record_store.h"
+#include "kernels/provider.h"
 #include "ir/op_kind.h"
 #include "tune/search_space.h"
 #include "tune/tuner.h"
@@ -25,10 +26,11 @@ class TransferPool {
   static Result<TransferPool> load(db::RecordStore& store, const std::set<ir::OpKind>& ops, const std::string& provider);
 
   // Groups for a task: every (workload, device) of w's op kind but (w, device_key), with at least two
-  // records whose configs are points of `space`; at most max_rows rows in all (the largest groups
-  // are cut first). Rows: workload_features | device_key_features | the point's encoding.
-  std::vector<TransferGroup> groups_for(const ir::Workload& w, const std::string& device_key, const SearchSpace& space,
-                                        size_t max_rows = 20000) const;
+  // records whose configs are points of `provider`'s space for w; at most max_rows rows in all (the
+  // largest groups are cut first). Rows: workload_features | device_key_features | the point's
+  // features in the space of the record's own workload (its schedule features depend on its shapes).
+  std::vector<TransferGroup> groups_for(const ir::Workload& w, const std::string& device_key,
+                                        const kernels::Provider& provider, size_t max_rows = 20000) const;
   size_t records() const;
 
  private:

@@ -78,7 +78,7 @@ class TaskState {
       ctx.seed = options_.seed ^ std::hash<std::string>{}(result_.workload_key + "|" + ps.provider->name());
       ctx.task_features = workload_features(task_.workload);
       for (float d : device_key_features(device_.key())) ctx.task_features.push_back(d);
-      if (pool != nullptr) ctx.transfer = pool->groups_for(task_.workload, device_.key(), ps.space);
+      if (pool != nullptr) ctx.transfer = pool->groups_for(task_.workload, device_.key(), *ps.provider);
       TP_ASSIGN_OR_RETURN(ps.tuner, make_tuner(options_.tuner, ctx));
       flush(ps);
     }
@@ -218,6 +218,7 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
     sched.push_back({static_cast<double>(t.count), t.workload.flops(), op_group(t.workload)});
     states.push_back(std::move(s));
   }
+  const auto transfer_start = Clock::now();
   std::optional<TransferPool> pool;
   if (options.transfer && options.tuner == "xgb" && !providers.empty()) {
     TP_ASSIGN_OR_RETURN(pool, TransferPool::load(store, ops, providers.front()->name()));
@@ -227,6 +228,7 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
     TP_RETURN_IF_ERROR(states[i]->start_tuners(pool ? &*pool : nullptr));
     scheduler.restore(i, states[i]->result().trials, states[i]->best(), states[i]->since_best());
   }
+  report.tuner_s += seconds_since(transfer_start);
 
   // As Ansor does: rounds no larger than an even share of the budget, so that the warm-up round
   // reaches every task.
@@ -246,12 +248,16 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
     if (!pick) break;
     TaskState& t = *states[*pick];
     const int n = static_cast<int>(std::min<int64_t>(round, options.trials - scheduler.total_trials()));
+    auto asked = Clock::now();
     std::vector<measure::Candidate> batch = t.next_candidates(n);
+    report.tuner_s += seconds_since(asked);
     if (batch.empty()) {
       scheduler.exhaust(*pick);
       continue;
     }
+    auto prepared = Clock::now();
     auto runner = t.runner();
+    report.reference_s += seconds_since(prepared);
     if (!runner.ok()) {
       t.result().failure = runner.status().message();
       scheduler.exhaust(*pick);
@@ -269,7 +275,9 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
       t.observe(r);
       return Status::Ok();
     }));
+    auto told = Clock::now();
     t.flush_all();
+    report.tuner_s += seconds_since(told);
     scheduler.record(*pick, measured, t.best());
     if (progress) {
       TuneProgress p;

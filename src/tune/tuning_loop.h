@@ -75,6 +75,8 @@ struct TuneReport {
   int64_t errors = 0;    // among those
   int64_t known = 0;     // trials found in the store at the start
   double wall_s = 0, build_s = 0, run_s = 0;
+  double tuner_s = 0;      // in the tuners: proposing (models, annealing), learning, loading transfer data
+  double reference_s = 0;  // making inputs and reference outputs
   std::string stop;  // "trials", "time" or "converged"
   double configs_per_s() const { return wall_s > 0 ? static_cast<double>(measured) / wall_s : 0; }
 };

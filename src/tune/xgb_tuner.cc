@@ -27,8 +27,8 @@ constexpr size_t kMaxTransferRows = 6000;
 class XgbTuner final : public Tuner {
  public:
   explicit XgbTuner(const TunerContext& c)
-      : space_(*c.space), encoder_(*c.space), task_(c.task_features), transfer_(c.transfer), rng_(c.seed), seed_(c.seed) {
-    width_ = task_.size() + encoder_.width();
+      : space_(*c.space), task_(c.task_features), transfer_(c.transfer), rng_(c.seed), seed_(c.seed) {
+    width_ = task_.size() + space_.feature_width();
     size_t rows = 0;
     for (const TransferGroup& g : transfer_) rows += g.costs.size();
     if (rows > kMaxTransferRows) thin_transfer(rows);
@@ -71,7 +71,7 @@ class XgbTuner final : public Tuner {
  private:
   void encode(const Point& p, float* row) const {
     std::copy(task_.begin(), task_.end(), row);
-    encoder_.encode(p, row + task_.size());
+    space_.features(p, row + task_.size());
   }
 
   // Relevance labels of one group: best / cost in (0, 1], 0 for a failed point.
@@ -185,7 +185,6 @@ class XgbTuner final : public Tuner {
   }
 
   const SearchSpace& space_;
-  PointEncoder encoder_;
   std::vector<float> task_;
   std::vector<TransferGroup> transfer_;
   std::mt19937_64 rng_;

@@ -79,6 +79,35 @@ TEST(ProviderContract, SeedConfigsAreValidAndUseTheTargetsVectors) {
   EXPECT_FALSE(halide.seed_configs(conv, "x86-64-linux-sse41").empty());
 }
 
+TEST(ProviderContract, ScheduleFeaturesFollowTheKnobs) {
+  const Provider& halide = *find_provider("halide").value();
+  ir::Workload conv = testing::coverage_workloads()[0];
+  Config c = halide.seed_configs(conv, "x86-64-linux-avx-avx2-f16c-fma-sse41").front();
+  auto base = halide.schedule_features(conv, c);
+  ASSERT_TRUE(base.ok()) << base.status().message();
+  ASSERT_FALSE(base->empty());
+  // Another parallel loop changes the task count (entry 2) and the work per task (3), not the tile.
+  Config serial = c;
+  serial.knobs["parallel"] = "none";
+  auto f = halide.schedule_features(conv, serial);
+  ASSERT_TRUE(f.ok());
+  ASSERT_EQ(f->size(), base->size());
+  EXPECT_EQ((*f)[0], (*base)[0]);
+  EXPECT_LT((*f)[2], (*base)[2]);
+  EXPECT_GT((*f)[3], (*base)[3]);
+  // A wider register tile: more accumulators (entry 0).
+  Config wide = c;
+  wide.knobs["tile_x"] = 2 * c.knobs["tile_x"].get<int>();
+  wide.knobs["unroll"] = 0;
+  auto g = halide.schedule_features(conv, wide);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ((*g)[0], 2 * (*base)[0]);
+  // Invalid configs have none.
+  Config bad = c;
+  bad.knobs["oc_block"] = 4;
+  EXPECT_EQ(halide.schedule_features(conv, bad).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(ProviderContract, VectorLanesOfTargets) {
   EXPECT_EQ(*vector_lanes("x86-64-linux-sse41"), 4);
   EXPECT_EQ(*vector_lanes("x86-64-linux-avx-avx2-f16c-fma-sse41"), 8);

@@ -27,6 +27,9 @@ class FakeProvider : public kernels::Provider {
   Status validate(const ir::Workload& w, const kernels::Config& c) const override;
   std::vector<kernels::Config> seed_configs(const ir::Workload&, const std::string&) const override { return {}; }
   Status warm_up(const std::string&) const override { return Status::Ok(); }
+  Result<std::vector<double>> schedule_features(const ir::Workload&, const kernels::Config&) const override {
+    return std::vector<double>{};
+  }
   Result<std::unique_ptr<kernels::Kernel>> compile(const ir::Workload& w, const kernels::Config& c,
                                                    const kernels::CompileOptions& options) const override;
 };

@@ -29,6 +29,9 @@ class SyntheticProvider : public kernels::Provider {
   Result<std::unique_ptr<kernels::Kernel>> compile(const ir::Workload& w, const kernels::Config& c,
                                                    const kernels::CompileOptions& options) const override;
   Status warm_up(const std::string&) const override { return Status::Ok(); }
+  Result<std::vector<double>> schedule_features(const ir::Workload&, const kernels::Config&) const override {
+    return std::vector<double>{};
+  }
 };
 
 // The config of a point of the synthetic space.

@@ -151,7 +151,6 @@ TEST(Tuners, FailedPointsRankWorstForTheModel) {
 TEST(Tuners, TransferFromARelatedTaskFindsTheBestSooner) {
   // The related task: the same cost on another "device" (every cost doubled), 400 measurements.
   const SearchSpace space = synthetic_space();
-  PointEncoder encoder(space);
   std::vector<float> task(task_feature_width(), 0.0f);
   TransferGroup related;
   std::mt19937_64 rng(11);
@@ -161,8 +160,8 @@ TEST(Tuners, TransferFromARelatedTaskFindsTheBestSooner) {
     if (!p || !taken.insert(*p).second) continue;
     std::vector<float> row(task);
     row[task.size() - 2] = 1;  // another thread count
-    row.resize(task.size() + encoder.width());
-    encoder.encode(*p, row.data() + task.size());
+    row.resize(task.size() + space.feature_width());
+    space.features(*p, row.data() + task.size());
     related.rows.insert(related.rows.end(), row.begin(), row.end());
     related.costs.push_back(2 * synthetic_cost(*p));
   }

@@ -27,6 +27,7 @@
 //                 chunks (0, the value when absent: one task per channel, which at 512 channels of 9x9
 //                 costs more in task overhead than the copy itself).
 #include <algorithm>
+#include <cmath>
 
 #include "kernels/halide/halide_template.h"
 
@@ -308,6 +309,46 @@ Result<Program> conv2d_build(const ir::Workload& w, const Knobs& k) {
   return prog;
 }
 
+// Schedule features of a valid config: what the knobs make of this convolution's loop nest.
+Result<std::vector<double>> conv2d_features(const ir::Workload& w, const Knobs& k) {
+  TP_ASSIGN_OR_RETURN(const ConvKnobs c, read_conv_knobs(w, k));
+  const ConvShape s = conv_shape(w);
+  auto ceil_div = [](double a, double b) { return std::ceil(a / b); };
+  auto lg = [](double v) { return std::log2(1.0 + v); };
+  const double accumulators =
+      c.blocked ? (c.ob / c.vw) * c.tx * c.ty : ceil_div(c.tx, c.vw) * c.ob * c.ty;  // vector registers
+  const double oc_blocks = ceil_div(s.O, c.ob);
+  const double tile_rows = ceil_div(s.OH, c.ty);
+  const double strip_tiles = c.strip == 0 ? tile_rows : std::min<double>(c.strip, tile_rows);
+  const double strips = ceil_div(tile_rows, strip_tiles);
+  const double tasks = c.par == "rows" ? oc_blocks * strips : c.par == "oc" ? oc_blocks : 1;
+  const int rc = c.rcb > 0 && c.rcb < s.Cg ? c.rcb : s.Cg;
+  const double weight_block = 4.0 * c.ob * rc * s.KH * s.KW;  // bytes reused over a tile or strip
+  const double in_w = (c.tx - 1) * s.sx + (s.KW - 1) * s.dx + 1, in_h = (c.ty - 1) * s.sy + (s.KH - 1) * s.dy + 1;
+  const double input_tile = 4.0 * in_w * in_h * rc;
+  const double strip_rows = (c.at == "row" ? strip_tiles : 1) * c.ty;
+  const double x_waste = (ceil_div(s.OW, c.tx) * c.tx - s.OW) / s.OW;
+  const double y_waste = (tile_rows * c.ty - s.OH) / s.OH;
+  const double oc_waste = (oc_blocks * c.ob - s.O) / s.O;
+  const double lane_use = c.blocked ? 1.0 : (c.tx % c.vw == 0 ? 1.0 : c.tx / (ceil_div(c.tx, c.vw) * c.vw));
+  const double macs = static_cast<double>(s.N) * s.O * s.OH * s.OW * s.Cg * s.KH * s.KW;
+  return std::vector<double>{accumulators,
+                             accumulators / kMaxUnrolledAccumulators,
+                             lg(tasks),
+                             lg(macs / tasks),
+                             lg(weight_block),
+                             lg(input_tile),
+                             lg(weight_block + input_tile),
+                             static_cast<double>(s.Cg) / rc,
+                             strip_rows,
+                             x_waste,
+                             y_waste,
+                             oc_waste,
+                             lane_use,
+                             lg(c.tx * c.ty * c.ob),
+                             static_cast<double>(c.pad_at == "root" ? (c.pad_tasks > 0 ? c.pad_tasks : s.C) : 0)};
+}
+
 // Hand-picked starting points: blocked (NCHWc) register tiles of 4 to 8 vectors, accumulated per
 // tile or per row strip with a channel split that keeps a weight block in L1. Deep outputs (7x7 to
 // 28x28) also get one weight block swept over a strip of 7 rows or of the whole output, with the
@@ -360,7 +401,7 @@ std::vector<nlohmann::json> conv2d_seeds(const ir::Workload& w, int vw) {
 }  // namespace
 
 const OpTemplate& conv2d_template() {
-  static const OpTemplate t{conv2d_space, conv2d_default, conv2d_validate, conv2d_build, conv2d_seeds};
+  static const OpTemplate t{conv2d_space, conv2d_default, conv2d_validate, conv2d_build, conv2d_seeds, conv2d_features};
   return t;
 }
 

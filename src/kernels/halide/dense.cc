@@ -9,6 +9,8 @@
 //   k_block       reduction block (0: no split)
 //   unroll        1: unroll the register tile's rows
 //   parallel      "m": feature blocks; "rows": row tiles; "none"
+#include <cmath>
+
 #include "kernels/halide/halide_template.h"
 
 namespace tensorperf::kernels::halide {
@@ -73,6 +75,20 @@ Result<DenseKnobs> read_dense_knobs(const Knobs& kn) {
 }
 
 Status dense_validate(const ir::Workload&, const Knobs& kn) { return read_dense_knobs(kn).status(); }
+
+// Schedule features of a valid config: register tile, tasks, reduction blocks, lane use.
+Result<std::vector<double>> dense_features(const ir::Workload& w, const Knobs& kn) {
+  TP_ASSIGN_OR_RETURN(const DenseKnobs d, read_dense_knobs(kn));
+  const double K = static_cast<double>(w.inputs[1].shape[1]), M = static_cast<double>(w.inputs[1].shape[0]);
+  const double R = static_cast<double>(w.output.num_elements()) / M;
+  auto ceil_div = [](double a, double b) { return std::ceil(a / b); };
+  auto lg = [](double v) { return std::log2(1.0 + v); };
+  const double tasks = d.par == "m" ? ceil_div(M, d.mb) : d.par == "rows" ? ceil_div(R, d.tr) : 1;
+  const double kb = d.kb > 0 && d.kb < K ? d.kb : K;
+  return std::vector<double>{ceil_div(d.mb, d.vw) * d.tr, lg(tasks), lg(M * K * R / tasks), K / kb,
+                             lg(4.0 * d.mb * kb), (ceil_div(M, d.mb) * d.mb - M) / M,
+                             (d.mb % d.vw == 0 ? 1.0 : d.mb / (ceil_div(d.mb, d.vw) * d.vw))};
+}
 
 // Packed weights in register tiles of 1 to 4 vectors, with and without a reduction split.
 std::vector<nlohmann::json> dense_seeds(const ir::Workload&, int vw) {
@@ -147,7 +163,7 @@ Result<Program> dense_build(const ir::Workload& w, const Knobs& kn) {
 }  // namespace
 
 const OpTemplate& dense_template() {
-  static const OpTemplate t{dense_space, dense_default, dense_validate, dense_build, dense_seeds};
+  static const OpTemplate t{dense_space, dense_default, dense_validate, dense_build, dense_seeds, dense_features};
   return t;
 }
 

@@ -75,6 +75,13 @@ class HalideProvider final : public Provider {
     return out;
   }
 
+  Result<std::vector<double>> schedule_features(const ir::Workload& w, const Config& c) const override {
+    TP_RETURN_IF_ERROR(validate(w, c));
+    const OpTemplate* t = find_template(w.op);
+    if (!t->features) return std::vector<double>{};
+    return t->features(w, Knobs(c.knobs));
+  }
+
   Result<std::unique_ptr<Kernel>> compile(const ir::Workload& w, const Config& c,
                                           const CompileOptions& options) const override {
     TP_RETURN_IF_ERROR(validate(w, c));

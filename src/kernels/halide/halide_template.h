@@ -50,13 +50,15 @@ class Knobs {
 
 // One op family's template: its knob space, a default that always compiles, the checks of a config
 // (the ones build() makes before it builds anything: cheap and Halide-free), the builder, and
-// optionally hand-picked seed configs for a target's vector width in lanes.
+// optionally hand-picked seed configs for a target's vector width in lanes, and schedule features
+// (Provider::schedule_features) of a valid config, computed from the knobs and shapes alone.
 struct OpTemplate {
   std::function<ConfigSpace(const ir::Workload&)> space;
   std::function<nlohmann::json(const ir::Workload&)> default_knobs;
   std::function<Status(const ir::Workload&, const Knobs&)> validate;
   std::function<Result<Program>(const ir::Workload&, const Knobs&)> build;
   std::function<std::vector<nlohmann::json>(const ir::Workload&, int)> seeds = {};
+  std::function<Result<std::vector<double>>(const ir::Workload&, const Knobs&)> features = {};
 };
 
 // Per-family templates (one file each).

@@ -8,6 +8,8 @@
 //   k_block       reduction block (0: no split)
 //   unroll        1: unroll the register tile's rows
 //   parallel      "rows": batch x row tiles; "none"
+#include <cmath>
+
 #include "kernels/halide/halide_template.h"
 
 namespace tensorperf::kernels::halide {
@@ -69,6 +71,24 @@ Result<MatmulKnobs> read_matmul_knobs(const Knobs& kn) {
 
 Status matmul_validate(const ir::Workload&, const Knobs& kn) { return read_matmul_knobs(kn).status(); }
 
+// Schedule features of a valid config: register tile, tasks, reduction blocks, lane use.
+Result<std::vector<double>> matmul_features(const ir::Workload& w, const Knobs& kn) {
+  TP_ASSIGN_OR_RETURN(const MatmulKnobs mk, read_matmul_knobs(kn));
+  const ir::Shape& out = w.output.shape;
+  const double N = static_cast<double>(out.back()), M = static_cast<double>(out[out.size() - 2]);
+  const double batch = static_cast<double>(w.output.num_elements()) / (M * N);
+  const bool ta = w.attrs.get_int("transpose_a", 0) != 0;
+  const ir::Shape& as = w.inputs[0].shape;
+  const double K = static_cast<double>(ta ? as[as.size() - 2] : as.back());
+  auto ceil_div = [](double a, double b) { return std::ceil(a / b); };
+  auto lg = [](double v) { return std::log2(1.0 + v); };
+  const double tasks = mk.par == "rows" ? ceil_div(M, mk.tm) * batch : 1;
+  const double kb = mk.kb > 0 && mk.kb < K ? mk.kb : K;
+  return std::vector<double>{ceil_div(mk.nb, mk.vw) * mk.tm, lg(tasks), lg(batch * M * N * K / tasks), K / kb,
+                             lg(4.0 * mk.nb * kb), (ceil_div(N, mk.nb) * mk.nb - N) / N,
+                             (mk.nb % mk.vw == 0 ? 1.0 : mk.nb / (ceil_div(mk.nb, mk.vw) * mk.vw))};
+}
+
 Result<Program> matmul_build(const ir::Workload& w, const Knobs& kn) {
   TP_ASSIGN_OR_RETURN(const MatmulKnobs mk, read_matmul_knobs(kn));
   const int nb = mk.nb, vw = mk.vw, tm = mk.tm, kb = mk.kb, unroll = mk.unroll;
@@ -119,7 +139,7 @@ Result<Program> matmul_build(const ir::Workload& w, const Knobs& kn) {
 }  // namespace
 
 const OpTemplate& matmul_template() {
-  static const OpTemplate t{matmul_space, matmul_default, matmul_validate, matmul_build};
+  static const OpTemplate t{matmul_space, matmul_default, matmul_validate, matmul_build, {}, matmul_features};
   return t;
 }
 

@@ -402,6 +402,12 @@ class OnednnProvider final : public Provider {
     return Status::Ok();
   }
 
+  // oneDNN's knobs say all there is to say about its configs.
+  Result<std::vector<double>> schedule_features(const ir::Workload& w, const Config& c) const override {
+    TP_RETURN_IF_ERROR(validate(w, c));
+    return std::vector<double>{};
+  }
+
   // oneDNN picks its own kernels: its whole (small) space is the candidate list.
   std::vector<Config> seed_configs(const ir::Workload&, const std::string&) const override { return {}; }
 
