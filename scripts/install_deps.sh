@@ -15,8 +15,10 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   # formats, command line, logging
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
+  # cost models
+  libxgboost-dev
+  # tests and benchmarks; plots (scripts/plot.py)
+  libgtest-dev libgmock-dev libbenchmark-dev python3-matplotlib
   # test fixtures: ONNX files exported by torch.onnx from torchvision's model definitions
   python3 python3-onnx python3-numpy python3-torch python3-torchvision
 )

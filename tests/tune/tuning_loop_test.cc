@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "db/db_record_sink.h"
+#include "measure/profiler.h"
 #include "fake_provider.h"
 #include "synthetic.h"
 #include "synthetic_provider.h"
@@ -98,17 +99,24 @@ TEST_F(TuningLoopTest, FindsTheKnownBestAndNeverCompilesAnInvalidConfig) {
   EXPECT_EQ(t.trials, 160);
   EXPECT_EQ(rep->measured, 160);
   EXPECT_EQ(t.best_provider, "synthetic");
-  EXPECT_EQ(t.best_config, synthetic_config(kBest).knobs) << t.best_config.dump();
+  // Timings on shared cores are noisy, so the measured best may be a near neighbour of kBest (whose
+  // true cost is 20% lower than the next point's): the search must have measured kBest itself, and
+  // what it reports as best must truly be within that 20%.
+  const auto records = stored()["synthetic"];
+  EXPECT_EQ(records.count(synthetic_config(kBest).knobs.dump()), 1u) << "kBest was never measured";
+  Point reported;
+  for (int k = 0; k < 5; ++k) reported.push_back(t.best_config["k" + std::to_string(k)].get<int>() / 2);
+  EXPECT_LE(testing::synthetic_cost(reported), 1.2 + 1e-9) << t.best_config.dump();
   ASSERT_TRUE(t.default_s.has_value());
   EXPECT_LT(*t.best_s, *t.default_s);
   EXPECT_EQ(synthetic_counters().compiled, 160);
   EXPECT_EQ(synthetic_counters().compiled_invalid, 0);
-  int records = 0;
-  for (const auto& [config, n] : stored()["synthetic"]) {
+  int stored_records = 0;
+  for (const auto& [config, n] : records) {
     EXPECT_EQ(n, 1) << config;
-    records += n;
+    stored_records += n;
   }
-  EXPECT_EQ(records, 160);
+  EXPECT_EQ(stored_records, 160);
 }
 
 TEST_F(TuningLoopTest, SmallSpacesAreMeasuredWholeAndTheBestProviderWins) {
@@ -170,6 +178,69 @@ TEST_F(TuningLoopTest, AKilledRunResumesWithoutLosingOrRepeatingAMeasurement) {
     records += n;
   }
   EXPECT_EQ(records, 200);
+}
+
+// Two runs on one store at once: every config is measured by one of them, never by both.
+TEST_F(TuningLoopTest, TwoRunsSharingAStoreDivideTheWork) {
+  ASSERT_TRUE(db::open_store(db(), db::OpenMode::kCreate).ok());
+  std::vector<pid_t> runs;
+  for (int i = 0; i < 2; ++i) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      TuneOptions o = options(96);
+      o.seed = static_cast<uint64_t>(i);  // different proposals, the same defaults and seeds
+      ::_exit(run(o, {&synthetic_, &fake_}).ok() ? 0 : 1);
+    }
+    runs.push_back(pid);
+  }
+  for (pid_t pid : runs) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  int64_t records = 0;
+  for (const auto& [provider, configs] : stored())
+    for (const auto& [config, n] : configs) {
+      EXPECT_EQ(n, 1) << provider << " " << config << " measured by both runs";
+      records += n;
+    }
+  EXPECT_GE(records, 96);
+  EXPECT_LE(records, 96 + 2 * 16);  // each run's last round may overlap the other's
+}
+
+TEST_F(TuningLoopTest, TwoProfilesSharingAStoreDivideTheWork) {
+  ASSERT_TRUE(db::open_store(db(), db::OpenMode::kCreate).ok());
+  ir::Task task{measure::testing::relu_workload(), 1, {}};
+  std::vector<pid_t> runs;
+  for (int i = 0; i < 2; ++i) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      auto store = db::open_store(db(), db::OpenMode::kExisting);
+      if (!store.ok()) ::_exit(2);
+      db::DbRecordSink sink(**store);
+      db::StoreClaims claims(**store, 60);
+      measure::MeasuredIndex index;
+      measure::ProfileOptions o;
+      o.configs_per_task = 16;  // the fake provider's whole space
+      o.measure.timing.min_repeat_ms = 2;
+      o.measure.timing.repeat = 1;
+      o.claims = &claims;
+      o.refresh = [&](measure::MeasuredIndex& idx) { return db::index_store_records(**store, device_.key(), idx).status(); };
+      auto rep = measure::profile({task}, {&fake_}, device_, o, index, sink);
+      ::_exit(rep.ok() && rep->tasks.size() == 1 && rep->tasks[0].errors == 0 ? 0 : 1);
+    }
+    runs.push_back(pid);
+  }
+  for (pid_t pid : runs) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  auto records = stored();
+  EXPECT_EQ(records["fake"].size(), 16u);
+  for (const auto& [config, n] : records["fake"]) EXPECT_EQ(n, 1) << config << " measured by both profiles";
 }
 
 TEST_F(TuningLoopTest, BadBudgetsAndTunersAreRejectedBeforeMeasuring) {
