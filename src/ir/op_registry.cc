@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <variant>
 
 #include "ir/ops/op_rules.h"
 
@@ -67,11 +68,29 @@ Result<std::vector<TensorType>> infer_op(OpKind op, const std::vector<TensorType
   }
   if (!r.variadic_outputs && num_outputs != 1)
     return Status::InvalidArgument(std::string(op_name(op)) + " has one output, asked for " + std::to_string(num_outputs));
+  // Sizes from input are bounded before any arithmetic on them: rules then cannot overflow.
+  for (size_t i = 0; i < inputs.size(); ++i)
+    TP_RETURN_IF_ERROR(check_size(inputs[i], std::string(op_name(op)) + " input " + std::to_string(i)));
+  for (const auto& [name, value] : attrs.values()) {
+    // Slice's bounds are clamped to the axis (ONNX writes INT64_MAX for "to the end").
+    if (op == OpKind::kSlice && (name == "starts" || name == "ends")) continue;
+    auto too_large = [&](int64_t v) { return v > kMaxDimension || v < -kMaxDimension; };
+    bool bad = std::holds_alternative<int64_t>(value) && too_large(std::get<int64_t>(value));
+    if (const auto* list = std::get_if<std::vector<int64_t>>(&value))
+      for (int64_t v : *list) bad = bad || too_large(v);
+    if (bad)
+      return Status::InvalidArgument("attribute " + name + " of " + std::string(op_name(op)) + " has a value beyond +-" +
+                                     std::to_string(kMaxDimension));
+  }
+  Result<std::vector<TensorType>> out = Status::Internal("not inferred");
   try {
-    return r.infer(op, inputs, attrs, num_outputs);
+    out = r.infer(op, inputs, attrs, num_outputs);
   } catch (const std::logic_error& e) {  // an attribute of the wrong type
     return Status::InvalidArgument(e.what());
   }
+  if (out.ok())
+    for (const TensorType& t : *out) TP_RETURN_IF_ERROR(check_size(t, std::string(op_name(op)) + " output"));
+  return out;
 }
 
 double op_flops(OpKind op, const std::vector<TensorType>& inputs, const Attrs& attrs,

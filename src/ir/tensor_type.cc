@@ -1,5 +1,6 @@
 #include "ir/tensor_type.h"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
@@ -9,6 +10,21 @@ int64_t TensorType::num_elements() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
+}
+
+Status check_size(const TensorType& t, std::string_view what) {
+  int64_t n = 1;
+  bool over = false;
+  for (int64_t d : t.shape) {
+    if (d < 0 || d > kMaxDimension)
+      return Status::InvalidArgument(std::string(what) + " " + shape_to_string(t.shape) + " has a dimension of " +
+                                     std::to_string(d) + "; dimensions must be 0 to " + std::to_string(kMaxDimension));
+    over = over || __builtin_mul_overflow(n, d, &n) || n > kMaxTensorElements;
+  }
+  if (over && std::find(t.shape.begin(), t.shape.end(), 0) == t.shape.end())
+    return Status::InvalidArgument(std::string(what) + " " + t.to_string() + " has more than " +
+                                   std::to_string(kMaxTensorElements) + " elements, the most a tensor may have");
+  return Status::Ok();
 }
 
 std::string shape_to_string(const Shape& shape) {
@@ -37,11 +53,13 @@ Result<TensorType> parse_tensor_type(std::string_view s) {
     int64_t v = 0;
     auto [ptr, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
     if (ec != std::errc() || ptr != d.data() + d.size() || v < 0) return bad("a dimension is not a non-negative integer");
+    if (v > kMaxDimension) return bad("a dimension is larger than 2^31 - 1");
     t.shape.push_back(v);
     if (comma == std::string_view::npos) break;
     dims.remove_prefix(comma + 1);
     if (dims.empty()) return bad("trailing comma");
   }
+  TP_RETURN_IF_ERROR(check_size(t, "tensor type"));
   return t;
 }
 

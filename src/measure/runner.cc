@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <optional>
 #include <random>
@@ -30,6 +31,17 @@ double thread_cpu_seconds() {
   timespec t{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+// MemAvailable of /proc/meminfo in bytes; 0 when unknown.
+double available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024.0;
+  return 0;
 }
 
 double unix_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
@@ -65,6 +77,18 @@ WorkloadRunner::WorkloadRunner(const ir::Workload& workload, const Device& devic
 
 Result<std::unique_ptr<WorkloadRunner>> WorkloadRunner::create(const ir::Workload& workload, const Device& device,
                                                                const MeasureOptions& options) {
+  // Every tensor at once: the inputs, the reference (and its shared copy), a worker's output and
+  // whatever the kernel packs; refuse before allocating anything when that cannot fit.
+  TP_RETURN_IF_ERROR(ir::check_size(workload.output, "kernel output"));
+  double needed = 4.0 * static_cast<double>(workload.output.num_bytes());
+  for (const auto& type : kernels::kernel_input_types(workload)) {
+    TP_RETURN_IF_ERROR(ir::check_size(type, "kernel input"));
+    needed += 2.0 * static_cast<double>(type.num_bytes());
+  }
+  if (const double available = available_memory_bytes(); available > 0 && needed > available)
+    return Status::InvalidArgument(workload.key() + " needs about " + std::to_string(needed / (1 << 30)) +
+                                   " GiB for its tensors; this machine has " + std::to_string(available / (1 << 30)) +
+                                   " GiB available");
   std::unique_ptr<WorkloadRunner> r(new WorkloadRunner(workload, device, options));
   std::mt19937_64 rng(options.seed ^ std::hash<std::string>{}(workload.key()));
   for (const auto& type : kernels::kernel_input_types(workload)) {
@@ -144,7 +168,10 @@ void WorkloadRunner::run_stage(kernels::Kernel& kernel, const SendFn& send) cons
                     "output differs from the reference: max scaled error " + std::to_string(err) + " (atol " +
                         std::to_string(options_.atol) + ", rtol " + std::to_string(options_.rtol) + ")");
     }
-    auto timing = time_runs([&] { return kernel.run(ins, output); }, options_.timing);
+    // The checked first run was a run like any warm-up run: it counts as the first one.
+    TimingOptions timing_options = options_.timing;
+    timing_options.warmup = std::max(0, timing_options.warmup - 1);
+    auto timing = time_runs([&] { return kernel.run(ins, output); }, timing_options);
     if (!timing.ok()) return fail(ErrorCode::kRuntimeDeviceError, timing.status().message());
     done["costs"] = timing->costs;
     done["number"] = timing->number;

@@ -155,12 +155,10 @@ int64_t declared_batch(const onnx::GraphProto& graph) {
   return 0;
 }
 
-}  // namespace
-
-Result<Graph> import_onnx(const std::string& path, const OnnxImportOptions& options) {
-  TP_ASSIGN_OR_RETURN(std::unique_ptr<onnx::ModelProto> model, onnx_import::read_onnx_model(path));
-  const int64_t file_batch = declared_batch(model->graph());
-  Result<Graph> graph = import_model(*model, path, options);
+// The graph of a parsed model; `path` names it in messages.
+Result<Graph> import_parsed(onnx::ModelProto& model, const std::string& path, const OnnxImportOptions& options) {
+  const int64_t file_batch = declared_batch(model.graph());
+  Result<Graph> graph = import_model(model, path, options);
   if (graph.ok()) return graph;
   std::string message = path + ": " + graph.status().message();
   if (graph.status().code() == StatusCode::kInvalidArgument && options.batch > 0 && file_batch > 0 &&
@@ -170,6 +168,18 @@ Result<Graph> import_onnx(const std::string& path, const OnnxImportOptions& opti
                "; shapes fixed in it may not allow batch " + std::to_string(options.batch) + ")";
   }
   return with_message(graph.status().code(), one_line(message));
+}
+
+}  // namespace
+
+Result<Graph> import_onnx(const std::string& path, const OnnxImportOptions& options) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<onnx::ModelProto> model, onnx_import::read_onnx_model(path));
+  return import_parsed(*model, path, options);
+}
+
+Result<Graph> import_onnx_bytes(std::string_view bytes, const std::string& name, const OnnxImportOptions& options) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<onnx::ModelProto> model, onnx_import::parse_onnx_model(bytes, name));
+  return import_parsed(*model, name, options);
 }
 
 }  // namespace tensorperf::ir

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "ir/graph.h"
@@ -18,5 +19,7 @@ struct OnnxImportOptions {
 // file (Corruption), an unsupported operator, attribute or opset (Unsupported, naming the node, its
 // op type and the opset), and any IR validation error.
 Result<Graph> import_onnx(const std::string& path, const OnnxImportOptions& options = {});
+// The same from a model's bytes in memory; `name` stands for a path in messages.
+Result<Graph> import_onnx_bytes(std::string_view bytes, const std::string& name, const OnnxImportOptions& options = {});
 
 }  // namespace tensorperf::ir

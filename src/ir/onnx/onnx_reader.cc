@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <cstdint>
 #include <fstream>
+#include <iterator>
 
 namespace tensorperf::ir::onnx_import {
 namespace {
@@ -22,15 +24,21 @@ Result<std::unique_ptr<onnx::ModelProto>> read_onnx_model(const std::string& pat
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
 
-  auto model = std::make_unique<onnx::ModelProto>();
-  const bool parsed = model->ParseFromIstream(&in);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return Status::IoError(path + ": cannot read: " + std::strerror(errno));
+  return parse_onnx_model(bytes, path);
+}
+
+Result<std::unique_ptr<onnx::ModelProto>> parse_onnx_model(std::string_view bytes, const std::string& name) {
+  auto model = std::make_unique<onnx::ModelProto>();
+  const bool parsed = bytes.size() <= static_cast<size_t>(INT32_MAX) &&
+                      model->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
   bool has_opset = false;
   if (parsed) {
     for (const auto& o : model->opset_import()) has_opset = has_opset || is_default_domain(o.domain());
   }
   if (!has_opset || !model->has_graph() || model->ir_version() <= 0) {
-    return Status::Corruption(path + ": not an ONNX model or truncated");
+    return Status::Corruption(name + ": not an ONNX model or truncated");
   }
   return model;
 }

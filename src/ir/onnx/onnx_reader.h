@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 
@@ -18,6 +19,8 @@ namespace tensorperf::ir::onnx_import {
 // Corruption ("<path>: not an ONNX model or truncated") when the bytes do not parse as a ModelProto
 // or lack a graph or an opset.
 Result<std::unique_ptr<onnx::ModelProto>> read_onnx_model(const std::string& path);
+// The same for a model's bytes; `name` stands for the path in messages.
+Result<std::unique_ptr<onnx::ModelProto>> parse_onnx_model(std::string_view bytes, const std::string& name);
 
 // The version of the default ("" / "ai.onnx") operator set the model imports. REQUIRES: the model
 // came from read_onnx_model (which checks that one exists).
