@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
 #include "cli/command.h"
 #include "cli/exit.h"
 #include "cli/table.h"
+#include "cli/validators.h"
 #include "db/best_configs.h"
 #include "db/exporter.h"
 #include "db/importer.h"
@@ -76,6 +78,9 @@ void run_import(const DbOptions& o) {
     auto report = check(db::import_file(*store, f, options, [](const std::string& problem) {
       std::fprintf(stderr, "%s (skipped)\n", problem.c_str());
     }));
+    if (report.records == 0 && report.skipped > 0)
+      throw CommandFailed(f + ": no record in it: all " + std::to_string(report.skipped) +
+                          " lines with content were malformed (see above)");
     total.records += report.records;
     total.inserted += report.inserted;
     total.duplicates += report.duplicates;
@@ -102,8 +107,19 @@ std::optional<db::RecordFormat> parse_format(const std::string& name) {
   throw CommandFailed("unknown --format " + name + "; use autotvm-v0.1, autotvm-v0.2, ansor or native", kExitUsage);
 }
 
+// An export must never overwrite the store it reads (or the files SQLite keeps beside it).
+void refuse_store_as_output(const DbOptions& o) {
+  if (o.output.empty() || o.output == "-" || db::is_postgres_url(o.url)) return;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    if (same_file(o.output, o.url + suffix))
+      throw CommandFailed("refusing to write the export over the database itself (" + o.output +
+                              "); give another -o FILE",
+                          kExitUsage);
+}
+
 void run_export(const DbOptions& o) {
-  auto store = open(o, db::OpenMode::kExisting);
+  refuse_store_as_output(o);
+  auto store = open(o, db::OpenMode::kRead);
   db::ExportOptions options;
   options.selection = o.best ? db::ExportSelection::kBest : db::ExportSelection::kAll;
   options.filter.workload_key = o.workload;
@@ -114,17 +130,16 @@ void run_export(const DbOptions& o) {
     n = check(db::export_records(*store, options, std::cout));
     std::cout.flush();
   } else {
-    std::ofstream file(o.output, std::ios::binary);
-    if (!file) throw CommandFailed("cannot write " + o.output);
-    n = check(db::export_records(*store, options, file));
-    file.close();
-    if (!file) throw CommandFailed("writing " + o.output + " failed");
+    // Written beside the destination and renamed over it only when complete.
+    AtomicFile file = check(AtomicFile::create(o.output));
+    n = check(db::export_records(*store, options, file.stream()));
+    check(file.commit());
   }
   std::fprintf(stderr, "exported %lld records\n", static_cast<long long>(n));
 }
 
 void run_best(const DbOptions& o) {
-  auto store = open(o, db::OpenMode::kExisting);
+  auto store = open(o, db::OpenMode::kRead);
   auto best = check(db::best_configs(*store, o.workload, o.device, o.k));
   if (o.json) {
     nlohmann::json out{{"workload", o.workload}, {"device", o.device},
@@ -154,7 +169,7 @@ void run_best(const DbOptions& o) {
 }
 
 void run_devices(const DbOptions& o) {
-  auto store = open(o, db::OpenMode::kExisting);
+  auto store = open(o, db::OpenMode::kRead);
   auto devices = check(store->devices());
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
@@ -174,7 +189,7 @@ void run_devices(const DbOptions& o) {
 }
 
 void run_workloads(const DbOptions& o) {
-  auto store = open(o, db::OpenMode::kExisting);
+  auto store = open(o, db::OpenMode::kRead);
   auto workloads = check(store->workloads());
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
@@ -194,7 +209,7 @@ void run_workloads(const DbOptions& o) {
 }
 
 void run_stats(const DbOptions& o) {
-  auto store = open(o, db::OpenMode::kExisting);
+  auto store = open(o, db::OpenMode::kRead);
   auto s = check(store->stats());
   if (o.json) {
     nlohmann::json out{{"backend", std::string(store->backend())}, {"database", db::redact_url(o.url)},
@@ -240,7 +255,7 @@ void register_db_command(CLI::App& app) {
   auto* imp = db->add_subcommand("import", "import AutoTVM / auto_scheduler logs and tensorperf record files");
   imp->add_option("files", o.files, "log files, one record per line")->required()->check(CLI::ExistingFile);
   imp->add_flag("--strict", o.strict, "stop at the first malformed line instead of skipping it");
-  imp->add_option("--batch", o.batch, "records per transaction")->capture_default_str()->check(CLI::PositiveNumber);
+  imp->add_option("--batch", o.batch, "records per transaction")->capture_default_str()->check(positive());
   imp->add_flag("--json", o.json, "print the per-file counts as JSON");
   imp->callback([] { run_import(o); });
 
@@ -257,7 +272,7 @@ void register_db_command(CLI::App& app) {
   auto* best = db->add_subcommand("best", "the best configs of a workload on a device (or the closest known device)");
   best->add_option("--workload", o.workload, "workload key (see `tensorperf db workloads`)")->required();
   best->add_option("--device", o.device, "device key or TVM target string")->required();
-  best->add_option("-k", o.k, "how many configs")->capture_default_str()->check(CLI::PositiveNumber);
+  best->add_option("-k", o.k, "how many configs")->capture_default_str()->check(positive());
   best->add_flag("--json", o.json, "print JSON");
   best->callback([] { run_best(o); });
 

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <map>
 
+#include "base/atomic_file.h"
 #include "cli/command.h"
 #include "cli/exit.h"
 #include "cli/model_source.h"
@@ -36,9 +37,9 @@ void run_graph(const GraphOptions& o) {
     std::fputs(text.c_str(), stdout);
     return;
   }
-  std::ofstream f(o.out);
-  f << text;
-  if (!f.good()) throw CommandFailed("cannot write " + o.out + ": check the directory exists and is writable");
+  AtomicFile f = check(AtomicFile::create(o.out));
+  f.stream() << text;
+  check(f.commit());
 }
 
 }  // namespace

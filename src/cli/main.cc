@@ -13,6 +13,20 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "tensorperf 0.1.0");
   tensorperf::cli::register_commands(app);
+  // A first word that is no command: say which, and what the commands are (CLI11 would say only
+  // that a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      found = found || sub->get_name() == argv[1];
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::fprintf(stderr, "tensorperf: error: unknown command '%s' (commands: %s; see --help)\n", argv[1], known.c_str());
+      return tensorperf::cli::kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "cli/exit.h"
+#include "cli/validators.h"
 #include "ir/models/zoo.h"
 #include "ir/onnx/onnx_import.h"
 
@@ -13,12 +14,12 @@ void ModelSource::add_options(CLI::App* cmd, const std::string& seed_flag) {
   auto* o = cmd->add_option("--onnx", onnx, "an ONNX model file (opsets 11-17)");
   m->excludes(o);
   o->excludes(m);
-  batch_option = cmd->add_option("--batch", batch, "batch size (default 1; for --onnx, the file's own)")->default_val(1)->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  batch_option = cmd->add_option("--batch", batch, "batch size (default 1; for --onnx, the file's own)")->default_val(1)->check(whole_range(1, 1 << 20));
   cmd->add_option("--image-size", image_size, "input image size for the zoo's CNNs (0: the model's standard size)")
       ->default_val(0)
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 16));
-  cmd->add_option("--seq-len", seq_len, "sequence length for bert_base")->default_val(128)->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  cmd->add_option(seed_flag, seed, "random graph seed for randwire")->default_val(0);
+      ->check(whole_range(0, 1 << 16));
+  cmd->add_option("--seq-len", seq_len, "sequence length for bert_base")->default_val(128)->check(whole_range(1, 1 << 20));
+  cmd->add_option(seed_flag, seed, "random graph seed for randwire")->default_val(0)->check(uint64_value());
 }
 
 std::string ModelSource::name() const {

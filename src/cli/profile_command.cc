@@ -16,6 +16,7 @@
 #include "cli/model_source.h"
 #include "cli/progress.h"
 #include "cli/table.h"
+#include "cli/validators.h"
 #include "db/record_store.h"
 #include "ir/task_extraction.h"
 #include "kernels/provider.h"
@@ -147,11 +148,18 @@ void run_profile(const ProfileCommandOptions& o) {
   }
   std::unique_ptr<db::RecordStore> store;
   std::unique_ptr<db::DbRecordSink> db_sink;
+  std::unique_ptr<db::StoreClaims> claims;
   if (!o.db.empty()) {
     store = check(db::open_store(o.db, db::OpenMode::kCreate));
     check(db::index_store_records(*store, device.key(), index));
     db_sink = std::make_unique<db::DbRecordSink>(*store);
     sinks.add(db_sink.get());
+    // Profiles sharing the database divide the configs between them.
+    claims = std::make_unique<db::StoreClaims>(*store, options.measure.build_timeout_s + options.measure.run_timeout_s + 60);
+    options.claims = claims.get();
+    options.refresh = [&](measure::MeasuredIndex& idx) {
+      return db::index_store_records(*store, device.key(), idx).status();
+    };
   }
   std::fprintf(stderr, "profile: %zu tasks of %s, %zu provider(s), up to %d configs each; %zu records known\n",
                tasks.size(), o.source.name().c_str(), providers.size(), o.configs_per_task, index.size());
@@ -182,14 +190,14 @@ void register_profile_command(CLI::App& app) {
   o.source.add_options(cmd);
   cmd->add_option("--configs-per-task", o.configs_per_task,
                   "configs per workload and provider, the provider's default config included")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--sampler", o.sampler, "random (seeded, distinct) or grid (even walk over the space)")
       ->check(CLI::IsMember({"random", "grid"}))
       ->capture_default_str();
-  cmd->add_option("--sample-seed", o.sample_seed, "seed of the random sampler")->capture_default_str();
+  cmd->add_option("--sample-seed", o.sample_seed, "seed of the random sampler")->capture_default_str()->check(uint64_value());
   cmd->add_option("--threads", o.threads, "threads per kernel, pinned to the first CPUs (default: every CPU available)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   cmd->add_option("--isa", o.isa,
                   "ISA level to compile for: native, sse41, avx2, avx512 (another level is another device)")
       ->capture_default_str();
@@ -200,17 +208,17 @@ void register_profile_command(CLI::App& app) {
                   "also store records in this database (SQLite path or postgresql:// URL) and resume from it");
   cmd->add_flag("--json", o.json, "print the summary as one JSON object instead of a table");
   cmd->add_option("--repeat", o.measure.timing.repeat, "timings per config (the median is quoted)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--min-repeat-ms", o.measure.timing.min_repeat_ms, "each timing runs the kernel at least this long")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative())
       ->capture_default_str();
   cmd->add_flag("--flush-cache", o.measure.timing.flush_cache, "flush the caches before each timing");
   cmd->add_option("--build-timeout", o.measure.build_timeout_s, "seconds allowed to compile one config")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--run-timeout", o.measure.run_timeout_s, "seconds allowed to check and time one config")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->callback([] { run_profile(o); });
 }

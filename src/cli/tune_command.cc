@@ -16,6 +16,7 @@
 #include "cli/model_source.h"
 #include "cli/progress.h"
 #include "cli/table.h"
+#include "cli/validators.h"
 #include "db/db_record_sink.h"
 #include "db/record_store.h"
 #include "ir/task_extraction.h"
@@ -262,19 +263,19 @@ void register_tune_command(CLI::App& app) {
   cmd->add_option("--tuner", o.tuner, "search over large spaces: " + tune::tuner_names())->capture_default_str();
   cmd->add_option("--time-budget", o.time_budget, "stop starting batches after this long, e.g. 90s, 30m, 2h");
   cmd->add_option("--threads", o.threads, "threads per kernel, pinned to the first CPUs (default: every CPU available)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   cmd->add_option("--isa", o.isa, "ISA level to compile for: native, sse41, avx2, avx512")->capture_default_str();
   cmd->add_option("--provider", o.provider, "kernel providers: halide, onednn or all")->capture_default_str();
   cmd->add_option("--workload", o.workload, "tune this workload key alone");
   cmd->add_option("--db", o.db, "the database (SQLite path or postgresql:// URL)")->capture_default_str();
-  cmd->add_option("--seed", o.seed, "seed of the tuners and the task scheduler")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "seed of the tuners and the task scheduler")->capture_default_str()->check(uint64_value());
   cmd->add_flag("--json", o.json, "print the summary as one JSON object instead of a table");
   cmd->add_option("--build-jobs", o.build_jobs,
                   "compiles running ahead of timing (default: one per CPU; those on the timing CPUs pause while "
                   "a timing runs)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   cmd->add_option("--per-round", o.per_round, "measurements per round of one workload")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_flag("!--no-seed-configs", o.seed_configs, "do not measure the providers' hand-picked configs first");
   cmd->add_flag("!--no-transfer", o.transfer, "do not start the xgb model from related records in the database");
@@ -282,16 +283,16 @@ void register_tune_command(CLI::App& app) {
                   "trials without improvement after which a workload stops (0: never)")
       ->capture_default_str();
   cmd->add_option("--repeat", o.measure.timing.repeat, "timings per config (the median is quoted)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--min-repeat-ms", o.measure.timing.min_repeat_ms, "each timing runs the kernel at least this long")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--build-timeout", o.measure.build_timeout_s, "seconds allowed to compile one config")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--run-timeout", o.measure.run_timeout_s, "seconds allowed to check and time one config")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->callback([] { run_tune(o); });
 }

@@ -23,42 +23,89 @@ constexpr size_t kBlockRecords = 1024;
 constexpr size_t kBlocks = 4;  // in flight: being parsed, queued, being stored
 static_assert(kBlockRecords % kChunkRecords == 0, "blocks hold whole chunks");
 
-// Splits a stream into lines at '\n' (a '\r' before it stays in the line, as with std::getline),
-// reading 1 MiB at a time; a last line without '\n' is a line too.
+// Splits a stream into lines at "\n", "\r\n" or a lone "\r" (the terminator is not part of the
+// line, so a CRLF copy of a log holds the same lines), skips a UTF-8 byte order mark at the start,
+// and reads 1 MiB at a time; a last line without a terminator is a line too. A line longer than
+// kMaxLineBytes is not kept: the reader skips to its end and reports its length, so memory stays
+// bounded whatever the input (/dev/zero included).
 class LineReader {
  public:
+  enum class Next { kLine, kTooLong, kEnd };
   explicit LineReader(std::istream& in) : in_(in) {}
-  // The next line, valid until the next call; false at the end of the input or on a read error.
-  bool next(std::string_view& line) {
+
+  // kLine: `line` is the next line, valid until the next call. kTooLong: a line of `length` bytes
+  // (more than kMaxLineBytes) was skipped. kEnd: the input ended (or could not be read).
+  Next next(std::string_view& line, size_t& length) {
+    size_t skipped = 0;  // bytes of an overlong line dropped so far
     for (;;) {
-      if (const char* nl = static_cast<const char*>(std::memchr(buf_.data() + pos_, '\n', end_ - pos_))) {
-        line = std::string_view(buf_.data() + pos_, nl - (buf_.data() + pos_));
-        pos_ = nl - buf_.data() + 1;
-        return true;
+      if (size_t term = 0, at = find_terminator(term); at != kNone) {
+        const size_t n = at - pos_;
+        line = std::string_view(buf_.data() + pos_, n);
+        pos_ = at + term;
+        if (skipped + n > kMaxLineBytes) {
+          length = skipped + n;
+          return Next::kTooLong;
+        }
+        return Next::kLine;
       }
       if (eof_) {
-        if (pos_ == end_) return false;
-        line = std::string_view(buf_.data() + pos_, end_ - pos_);
+        if (pos_ == end_ && skipped == 0) return Next::kEnd;
+        const size_t n = end_ - pos_;
+        line = std::string_view(buf_.data() + pos_, n);
         pos_ = end_;
-        return true;
+        if (skipped + n > kMaxLineBytes) {
+          length = skipped + n;
+          return Next::kTooLong;
+        }
+        return Next::kLine;
       }
-      // Keep the partial line, then read more after it (growing the buffer for very long lines).
+      if (end_ - pos_ > kMaxLineBytes) {  // overlong: drop what we have, keep looking for its end
+        skipped += end_ - pos_ - 1;       // keep the last byte: it may be a '\r' before a '\n'
+        pos_ = end_ - 1;
+      }
+      // Keep the partial line, then read more after it.
       std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
       end_ -= pos_;
       pos_ = 0;
-      if (buf_.size() - end_ < kRead) buf_.resize(std::max(buf_.size() * 2, end_ + kRead));
+      if (buf_.size() - end_ < kRead) buf_.resize(end_ + kRead);
       in_.read(buf_.data() + end_, static_cast<std::streamsize>(kRead));
       end_ += static_cast<size_t>(in_.gcount());
       if (!in_) eof_ = true;
+      if (!bom_checked_ && end_ >= 3) {
+        bom_checked_ = true;
+        if (std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+      }
     }
   }
 
  private:
   static constexpr size_t kRead = 1 << 20;
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+
+  // The offset of the first line terminator at or after pos_, and its length in `term`; kNone when
+  // there is none yet (a '\r' at the end of the buffer waits for the next byte, unless at eof).
+  size_t find_terminator(size_t& term) const {
+    const char* begin = buf_.data() + pos_;
+    const char* nl = static_cast<const char*>(std::memchr(begin, '\n', end_ - pos_));
+    const char* limit = nl ? nl : buf_.data() + end_;
+    const char* cr = static_cast<const char*>(std::memchr(begin, '\r', limit - begin));
+    if (cr != nullptr) {
+      if (cr + 1 == buf_.data() + end_ && !eof_) return kNone;
+      term = cr + 1 < buf_.data() + end_ && cr[1] == '\n' ? 2 : 1;
+      return cr - buf_.data();
+    }
+    if (nl != nullptr) {
+      term = 1;
+      return nl - buf_.data();
+    }
+    return kNone;
+  }
+
   std::istream& in_;
   std::string buf_ = std::string(2 * kRead, '\0');
   size_t pos_ = 0, end_ = 0;
   bool eof_ = false;
+  bool bom_checked_ = false;
 };
 
 struct Block {
@@ -160,14 +207,23 @@ class Pipeline {
   Status fill(Block& b, size_t room, bool& eof) {
     b.n = 0;
     std::string_view line;
+    size_t length = 0;
     while (b.n < room) {
-      if (!reader_.next(line)) {
+      LineReader::Next got = reader_.next(line, length);
+      if (got == LineReader::Next::kEnd) {
         eof = true;
         break;
       }
       ++report_.lines;
-      if (is_skippable_line(line)) continue;
-      Status s = parser_.parse_into(line, b.records[b.n]);
+      Status s = Status::Ok();
+      if (got == LineReader::Next::kTooLong) {
+        s = Status::Corruption("the line is " + std::to_string(length) + " bytes, longer than the limit of " +
+                               std::to_string(kMaxLineBytes) + " bytes for a record");
+      } else if (is_skippable_line(line)) {
+        continue;
+      } else {
+        s = parser_.parse_into(line, b.records[b.n]);
+      }
       if (!s.ok()) {
         std::string problem = name_ + ":" + std::to_string(report_.lines) + ": " + s.message();
         if (options_.strict) return Status::InvalidArgument(problem + " (--strict: import stopped)");

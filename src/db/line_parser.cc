@@ -1,5 +1,7 @@
 #include "db/line_parser.h"
 
+#include <cmath>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -17,6 +19,13 @@ using simdjson::dom::element_type;
 using simdjson::dom::object;
 
 Status bad(const std::string& what) { return Status::Corruption(what); }
+
+Status implausible(double cost) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%g", cost);
+  return bad(std::string("an error-free record has the impossible cost ") + buf +
+             " s (costs must be finite, between 1e-12 and 1e6 seconds)");
+}
 
 using TargetDescriber = std::function<const DeviceDescription&(std::string_view)>;
 
@@ -105,6 +114,7 @@ Status read_result(const element& e, const char* where, ParsedRecord& out, Compa
     size_t n = 0;
     for (element c : costs) {
       if (!is_number(c)) return bad("an error-free record has a cost that is not a number");
+      if (!plausible_cost(number(c))) return implausible(number(c));
       sum += number(c);
       ++n;
     }
@@ -202,6 +212,8 @@ std::string_view format_name(RecordFormat f) {
   return "unknown";
 }
 
+bool plausible_cost(double seconds) { return std::isfinite(seconds) && seconds >= kMinCostS && seconds <= kMaxCostS; }
+
 bool is_skippable_line(std::string_view line) {
   size_t i = 0;
   while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
@@ -260,6 +272,9 @@ Result<ParsedRecord> LineParser::parse(std::string_view line) {
 }
 
 Status LineParser::parse_into(std::string_view line, ParsedRecord& out) {
+  if (line.size() > kMaxLineBytes)
+    return bad("the line is " + std::to_string(line.size()) + " bytes, longer than the limit of " +
+               std::to_string(kMaxLineBytes) + " bytes for a record");
   impl_->buffer.assign(line);
   impl_->buffer.resize(line.size() + simdjson::SIMDJSON_PADDING, '\0');
   element doc;
@@ -269,8 +284,13 @@ Status LineParser::parse_into(std::string_view line, ParsedRecord& out) {
   if (doc.get_object().get(root) != simdjson::SUCCESS) return bad("not a JSON object");
   element input;
   if (root["input"].get(input) == simdjson::SUCCESS && input.type() == element_type::OBJECT) {
-    TP_ASSIGN_OR_RETURN(measure::Record r, measure::record_from_line(line));
+    Result<measure::Record> parsed = measure::record_from_line(line);
+    if (!parsed.ok()) return bad(parsed.status().message());  // whatever the reader's code: a bad line
+    const measure::Record& r = *parsed;
     if (!r.ok() && r.error == measure::ErrorCode::kNoError) return bad("an error-free record has no costs");
+    if (r.ok())
+      for (double c : r.costs)
+        if (!plausible_cost(c)) return implausible(c);
     out = parsed_from_native(r);
     return Status::Ok();
   }

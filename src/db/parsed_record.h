@@ -40,4 +40,14 @@ struct ParsedRecord {
 // The stored form of a tensorperf record; the line is record_to_line(r).
 ParsedRecord parsed_from_native(const measure::Record& r);
 
+// The longest line a record may have. Longer lines are skipped, with their reason, before they are
+// read into memory (imports read at most about two of them at a time); the store's chunks are sized
+// for kChunkRecords lines of this length, so every stored chunk stays readable.
+inline constexpr size_t kMaxLineBytes = size_t{1} << 20;
+
+// A measured cost that can be real: finite and between 1 ps and 11.6 days (1e6 s). Zero, negative,
+// subnormal, NaN and infinite costs of an error-free record make the line malformed.
+inline constexpr double kMinCostS = 1e-12, kMaxCostS = 1e6;
+bool plausible_cost(double seconds);
+
 }  // namespace tensorperf::db

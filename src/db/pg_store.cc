@@ -35,6 +35,10 @@ CREATE TABLE records(id BIGSERIAL PRIMARY KEY, hash BYTEA NOT NULL UNIQUE, forma
                      version BYTEA NOT NULL, line BYTEA NOT NULL);
 CREATE INDEX records_best ON records(workload_id, device_id, mean_cost, id) WHERE error_no = 0;
 )sql",
+    // 2: work claims of the runs that share the store (RecordStore::claim).
+    R"sql(
+CREATE TABLE claims(key_hash BYTEA PRIMARY KEY, owner TEXT NOT NULL, expires DOUBLE PRECISION NOT NULL);
+)sql",
 };
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
 
@@ -115,14 +119,17 @@ class PgStore final : public RecordStore {
   Result<std::vector<DeviceSummary>> devices() override;
   Result<std::vector<WorkloadSummary>> workloads() override;
   Result<StoreStats> stats() override;
+  Result<bool> claim(std::string_view key, std::string_view owner, double lease_s) override;
+  Status release(std::string_view key, std::string_view owner, double keep_s) override;
 
  private:
   Status failure(const std::exception& e) const {
-    return Status::Internal("postgresql (" + redact_url(url_) + "): " + one_line(e.what()));
+    return Status::Internal("postgresql (" + redact_url(url_) + "): " + scrub_secrets(one_line(e.what()), url_));
   }
   int64_t insert_once(std::span<const ParsedRecord> batch);
 
   std::unique_ptr<pqxx::connection> conn_;
+  int64_t claims_made_ = 0;
   std::string url_;
 };
 
@@ -134,7 +141,7 @@ Status PgStore::init(OpenMode mode) {
     bool exists = !tx.exec("SELECT to_regclass('schema_version')")[0][0].is_null();
     if (exists) {
       current = tx.exec("SELECT coalesce(max(version), 0) FROM schema_version")[0][0].as<int>();
-    } else if (mode == OpenMode::kExisting) {
+    } else if (mode != OpenMode::kCreate) {
       return Status::NotFound("no tensorperf database at " + redact_url(url_) + "; run `tensorperf db init --db URL`");
     } else {
       tx.exec("CREATE TABLE schema_version(version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL)");
@@ -142,6 +149,9 @@ Status PgStore::init(OpenMode mode) {
     if (current > kSchemaVersion)
       return Status::Unsupported(redact_url(url_) + " has schema version " + std::to_string(current) +
                                  ", newer than this build's " + std::to_string(kSchemaVersion) + "; upgrade tensorperf");
+    if (mode == OpenMode::kRead && current < 1)
+      return Status::Unsupported(redact_url(url_) + " has schema version " + std::to_string(current) +
+                                 "; open it once with a command that writes (e.g. `tensorperf db init`) to migrate it");
     for (int v = current; v < kSchemaVersion; ++v) {
       tx.exec(kMigrations[v]);
       tx.exec_params("INSERT INTO schema_version(version, applied_at) VALUES($1, now())", v + 1);
@@ -330,6 +340,53 @@ Result<std::vector<WorkloadSummary>> PgStore::workloads() {
   }
 }
 
+Result<bool> PgStore::claim(std::string_view key, std::string_view owner, double lease_s) {
+  try {
+    const std::string hash = content_hash(key);
+    if (++claims_made_ % 256 == 1) {  // now and then, drop lapsed claims (in a transaction of their own)
+      pqxx::work gc(*conn_);
+      gc.exec("DELETE FROM claims WHERE expires < extract(epoch FROM clock_timestamp()) - 60");
+      gc.commit();
+    }
+    pqxx::work tx(*conn_);
+    const double now = tx.exec("SELECT extract(epoch FROM clock_timestamp())")[0][0].as<double>();
+    pqxx::result held = tx.exec_params("SELECT owner, expires FROM claims WHERE key_hash = $1 FOR UPDATE", bytea(hash));
+    if (!held.empty()) {
+      const std::string holder = held[0][0].as<std::string>();
+      if (holder != owner && held[0][1].as<double>() > now && !claim_owner_dead(holder)) return false;
+    }
+    tx.exec_params(
+        "INSERT INTO claims(key_hash, owner, expires) VALUES($1, $2, $3) "
+        "ON CONFLICT (key_hash) DO UPDATE SET owner = excluded.owner, expires = excluded.expires",
+        bytea(hash), std::string(owner), now + lease_s);
+    tx.commit();
+    return true;
+  } catch (const pqxx::transaction_rollback&) {
+    return false;  // another run claimed it at the same moment
+  } catch (const std::exception& e) {
+    return failure(e);
+  }
+}
+
+Status PgStore::release(std::string_view key, std::string_view owner, double keep_s) {
+  try {
+    pqxx::work tx(*conn_);
+    if (keep_s > 0) {
+      // Owner "" is no process: the claim holds until it expires (RecordStore::release).
+      tx.exec_params(
+          "UPDATE claims SET owner = '', expires = extract(epoch FROM clock_timestamp()) + $3 "
+          "WHERE key_hash = $1 AND owner = $2",
+          bytea(content_hash(key)), std::string(owner), keep_s);
+    } else {
+      tx.exec_params("DELETE FROM claims WHERE key_hash = $1 AND owner = $2", bytea(content_hash(key)), std::string(owner));
+    }
+    tx.commit();
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    return failure(e);
+  }
+}
+
 Result<StoreStats> PgStore::stats() {
   try {
     pqxx::nontransaction nt(*conn_);
@@ -361,7 +418,7 @@ Result<std::unique_ptr<RecordStore>> open_pg_store(const std::string& url, OpenM
   try {
     conn = std::make_unique<pqxx::connection>(url);
   } catch (const std::exception& e) {
-    return Status::IoError("cannot connect to " + redact_url(url) + ": " + one_line(e.what()));
+    return Status::IoError("cannot connect to " + redact_url(url) + ": " + scrub_secrets(one_line(e.what()), url));
   }
   auto store = std::make_unique<PgStore>(std::move(conn), url);
   TP_RETURN_IF_ERROR(store->init(mode));

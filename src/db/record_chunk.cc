@@ -1,6 +1,10 @@
 #include "db/record_chunk.h"
 
+#include "db/parsed_record.h"
+
 #include <zstd.h>
+
+#include <string>
 
 #include <stdexcept>
 
@@ -8,9 +12,10 @@ namespace tensorperf::db {
 namespace {
 
 constexpr int kZstdLevel = 1;  // 9x on TVM logs at ~0.9 us per line; higher levels gain little
-// A chunk holds at most kChunkRecords lines; this bounds what a corrupt frame header can make us
-// allocate.
-constexpr unsigned long long kMaxRawChunkBytes = 256ull << 20;
+// A chunk holds at most kChunkRecords lines of at most kMaxLineBytes (each after its length, a varint
+// of at most 10 bytes): the one limit, enforced when lines are parsed and when a chunk is written,
+// that also bounds what a corrupt frame header can make a reader allocate.
+constexpr unsigned long long kMaxRawChunkBytes = kChunkRecords * (kMaxLineBytes + 10);
 
 void put_varint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
@@ -45,6 +50,10 @@ void ChunkWriter::add(std::string_view line) {
 }
 
 Result<std::string_view> ChunkWriter::compress() {
+  if (raw_.size() > kMaxRawChunkBytes)
+    return Status::InvalidArgument("a record chunk of " + std::to_string(raw_.size()) + " bytes is over the limit of " +
+                                   std::to_string(kMaxRawChunkBytes) + " (lines over " + std::to_string(kMaxLineBytes) +
+                                   " bytes must be skipped before they are stored)");
   packed_.resize(ZSTD_compressBound(raw_.size()));
   size_t n = ZSTD_compress2(ctx_->cctx, packed_.data(), packed_.size(), raw_.data(), raw_.size());
   if (ZSTD_isError(n)) return Status::Internal(std::string("zstd: cannot compress a record chunk: ") + ZSTD_getErrorName(n));

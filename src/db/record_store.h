@@ -2,7 +2,8 @@
 // two backends: SQLite (a file; the default) and PostgreSQL (a shared server). Records whose
 // content hash is already stored are skipped, so imports are idempotent; record ids grow in
 // insertion order, which is the order exports and "ties keep the earlier record" follow.
-// Thread-safety: one RecordStore per thread; several processes may write one store at once.
+// Thread-safety: one RecordStore per thread; several processes may write one store at once, and
+// may create or migrate it at once (one does it, the others wait for it).
 #pragma once
 
 #include <cstdint>
@@ -117,11 +118,31 @@ class RecordStore {
   virtual Result<std::vector<DeviceSummary>> devices() = 0;
   virtual Result<std::vector<WorkloadSummary>> workloads() = 0;
   virtual Result<StoreStats> stats() = 0;
+
+  // Work claims (measure/work_claims.h) kept in the store, so that every run sharing it sees them.
+  // A claim on `key` by `owner` (claim_owner()) lasts `lease_s` seconds from now. True when
+  // `owner` holds the claim now: it was free, its lease had run out, its holder is a process of
+  // this host that is no longer alive, or `owner` held it already (the lease is renewed).
+  virtual Result<bool> claim(std::string_view key, std::string_view owner, double lease_s) = 0;
+  // Ends `owner`'s claim on `key` (none: nothing happens). keep_s == 0: the key is free at once
+  // (the work was given up). keep_s > 0: the work is done and stored; the key stays refused to
+  // every run, whoever is alive, for keep_s seconds, so that runs whose view of the store predates
+  // the record do not measure it again before they next read the store.
+  virtual Status release(std::string_view key, std::string_view owner, double keep_s = 0) = 0;
 };
+
+// This process as a claim owner: "host:pid:start" (start: the process's start time, so that a
+// reused pid is another owner).
+const std::string& claim_owner();
+// Whether a claim owner names a process of this host that is gone. False for other hosts (their
+// claims end with their leases) and for owners it cannot parse.
+bool claim_owner_dead(std::string_view owner);
 
 enum class OpenMode {
   kCreate,    // create the store (schema included) when it does not exist; migrate it when older
   kExisting,  // NotFound when there is no store at the URL; migrate it when older
+  kRead,      // read only (a read-only file or mount works): NotFound when there is no store, an
+              // error when it needs a migration; writing through it fails
 };
 
 // `url` is "postgresql://..." / "postgres://..." (libpq URL; PG* environment variables fill in what

@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <random>
+#include <thread>
 #include <stdexcept>
 #include <type_traits>
 #include <unordered_map>
@@ -82,8 +86,15 @@ DROP TABLE records;
 DROP TABLE configs;
 ALTER TABLE records_v2 RENAME TO records;
 )sql"},
+    // 3: work claims of the runs that share the store (RecordStore::claim).
+    {R"sql(
+CREATE TABLE claims(key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL) WITHOUT ROWID;
+)sql",
+     false, ""},
 };
 constexpr int kSchemaVersion = static_cast<int>(std::size(kMigrations));
+// Read-only opens take every version with today's record layout (they never claim work).
+constexpr int kOldestReadableVersion = 2;
 
 class Stmt {
  public:
@@ -178,6 +189,8 @@ class SqliteStore final : public RecordStore {
   Result<std::vector<DeviceSummary>> devices() override;
   Result<std::vector<WorkloadSummary>> workloads() override;
   Result<StoreStats> stats() override;
+  Result<bool> claim(std::string_view key, std::string_view owner, double lease_s) override;
+  Status release(std::string_view key, std::string_view owner, double keep_s) override;
 
  private:
   struct Statements {
@@ -218,8 +231,14 @@ class SqliteStore final : public RecordStore {
   // Migration 2: moves v1 records (line column, configs table) into records_v2 and chunks.
   Status convert_to_v2();
   Status prepare_statements();
+  // One attempt at opening for writing: pragmas, then create or migrate the schema in one
+  // transaction. init() retries it while another process holds the store.
+  Status set_up(OpenMode mode);
+  // 0 when the file has no tensorperf schema yet.
+  Result<int> schema_version();
 
   sqlite3* db_;
+  int64_t claims_made_ = 0;
   std::string path_;
   std::unique_ptr<Statements> stmts_;
   // Ids of rows known to be committed, so a batch looks each key up once per process.
@@ -233,6 +252,46 @@ class SqliteStore final : public RecordStore {
 
 Status SqliteStore::init(OpenMode mode) {
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  if (mode == OpenMode::kRead) {
+    TP_RETURN_IF_ERROR(exec("PRAGMA cache_size=-131072; PRAGMA temp_store=MEMORY"));
+    TP_ASSIGN_OR_RETURN(int version, schema_version());
+    if (version == 0)
+      return Status::NotFound(path_ + " is not a tensorperf database; run `tensorperf db init --db " + path_ + "`");
+    if (version < kOldestReadableVersion || version > kSchemaVersion)
+      return Status::Unsupported(path_ + " has schema version " + std::to_string(version) + " and this build reads " +
+                                 std::to_string(kOldestReadableVersion) + " to " + std::to_string(kSchemaVersion) +
+                                 (version > kSchemaVersion ? "; upgrade tensorperf"
+                                                           : "; open it once with a command that writes (e.g. "
+                                                             "`tensorperf db init`) to migrate it"));
+    return prepare_statements();
+  }
+  // Two processes creating or migrating a new store at once: setting up WAL mode and the first
+  // transaction can fail with SQLITE_BUSY without waiting for the busy timeout (SQLite does not
+  // wait where waiting could deadlock). Retry the whole set-up until the other one is done.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  std::mt19937 jitter(static_cast<unsigned>(::getpid()));
+  for (int attempt = 0;; ++attempt) {
+    Status s = set_up(mode);
+    const int code = sqlite3_extended_errcode(db_) & 0xff;
+    if (s.ok() || (code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) return s;
+    (void)exec("ROLLBACK");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + jitter() % (10 << std::min(attempt, 6))));
+  }
+}
+
+Result<int> SqliteStore::schema_version() {
+  Stmt s;
+  TP_RETURN_IF_ERROR(s.prepare(db_, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'"));
+  const int rc = sqlite3_step(s.get());
+  if (rc == SQLITE_DONE) return 0;
+  if (rc != SQLITE_ROW) return error("reading the schema");
+  Stmt v;
+  TP_RETURN_IF_ERROR(v.prepare(db_, "SELECT max(version) FROM schema_version"));
+  if (sqlite3_step(v.get()) != SQLITE_ROW) return error("reading the schema version");
+  return static_cast<int>(v.column_int(0));
+}
+
+Status SqliteStore::set_up(OpenMode mode) {
   // page_size only takes effect on a new file, before the first table.
   TP_RETURN_IF_ERROR(exec("PRAGMA page_size=65536"));
   TP_RETURN_IF_ERROR(exec("PRAGMA journal_mode=WAL"));
@@ -629,6 +688,62 @@ Result<std::vector<WorkloadSummary>> SqliteStore::workloads() {
   return out;
 }
 
+double unix_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+Result<bool> SqliteStore::claim(std::string_view key, std::string_view owner, double lease_s) {
+  TP_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
+  auto decide = [&]() -> Result<bool> {
+    const double now = unix_seconds();
+    if (++claims_made_ % 256 == 1) {  // now and then, drop lapsed claims
+      Stmt gc;
+      TP_RETURN_IF_ERROR(gc.prepare(db_, "DELETE FROM claims WHERE expires < ?1"));
+      sqlite3_bind_double(gc.get(), 1, now - 60);
+      TP_RETURN_IF_ERROR(step_done(gc, "dropping lapsed claims"));
+    }
+    Stmt get;
+    TP_RETURN_IF_ERROR(get.prepare(db_, "SELECT owner, expires FROM claims WHERE key = ?1"));
+    get.text(1, key);
+    const int rc = sqlite3_step(get.get());
+    if (rc == SQLITE_ROW) {
+      std::string holder = get.column_text(0);
+      const double expires = sqlite3_column_double(get.get(), 1);
+      if (holder != owner && expires > now && !claim_owner_dead(holder)) return false;
+    } else if (rc != SQLITE_DONE) {
+      return error("reading a claim");
+    }
+    Stmt put;
+    TP_RETURN_IF_ERROR(put.prepare(db_, "INSERT OR REPLACE INTO claims(key, owner, expires) VALUES(?1, ?2, ?3)"));
+    put.text(1, key);
+    put.text(2, owner);
+    sqlite3_bind_double(put.get(), 3, now + lease_s);
+    TP_RETURN_IF_ERROR(step_done(put, "writing a claim"));
+    return true;
+  };
+  Result<bool> got = decide();
+  if (!got.ok()) {
+    (void)exec("ROLLBACK");
+    return got;
+  }
+  TP_RETURN_IF_ERROR(exec("COMMIT"));
+  return got;
+}
+
+Status SqliteStore::release(std::string_view key, std::string_view owner, double keep_s) {
+  Stmt st;
+  if (keep_s > 0) {
+    // Owner "" is no process: the claim holds until it expires (RecordStore::release).
+    TP_RETURN_IF_ERROR(st.prepare(db_, "UPDATE claims SET owner = '', expires = ?3 WHERE key = ?1 AND owner = ?2"));
+    sqlite3_bind_double(st.get(), 3, unix_seconds() + keep_s);
+  } else {
+    TP_RETURN_IF_ERROR(st.prepare(db_, "DELETE FROM claims WHERE key = ?1 AND owner = ?2"));
+  }
+  st.text(1, key);
+  st.text(2, owner);
+  return step_done(st, "releasing a claim");
+}
+
 Result<StoreStats> SqliteStore::stats() {
   StoreStats st;
   auto count = [&](const char* sql, int64_t& out) -> Status {
@@ -668,16 +783,35 @@ Result<std::unique_ptr<RecordStore>> open_sqlite_store(const std::string& path, 
   // initialised.
   static std::once_flag configured;
   std::call_once(configured, [] { (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
-  sqlite3* db = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    return Status::IoError("cannot open the database " + path + ": " + msg);
+  auto open = [&](const std::string& name, int flags) -> Result<std::unique_ptr<RecordStore>> {
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(name.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+      std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+      sqlite3_close(db);
+      return Status::IoError("cannot open the database " + path + ": " + msg);
+    }
+    auto store = std::make_unique<SqliteStore>(db, path);
+    TP_RETURN_IF_ERROR(store->init(mode));
+    return std::unique_ptr<RecordStore>(std::move(store));
+  };
+  if (mode != OpenMode::kRead) return open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  auto store = open(path, SQLITE_OPEN_READONLY);
+  if (store.ok() || store.status().code() == StatusCode::kNotFound || store.status().code() == StatusCode::kUnsupported)
+    return store;
+  // On a read-only mount SQLite cannot create the WAL index (-shm) next to the file: read it as
+  // immutable instead (nobody can write it there; a WAL left un-checkpointed is not seen).
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof(buf), "%%%02X", static_cast<unsigned char>(c));
+      uri += buf;
+    } else {
+      uri += c;
+    }
   }
-  auto store = std::make_unique<SqliteStore>(db, path);
-  TP_RETURN_IF_ERROR(store->init(mode));
-  return std::unique_ptr<RecordStore>(std::move(store));
+  auto immutable = open(uri + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  return immutable.ok() ? std::move(immutable) : std::move(store);
 }
 
 }  // namespace tensorperf::db

@@ -1,15 +1,14 @@
 #include "measure/measured_index.h"
 
+#include "measure/work_claims.h"
+
 namespace tensorperf::measure {
-namespace {
 
 std::string point_key(const std::string& workload_key, const std::string& device_key, const std::string& provider,
                       const nlohmann::json& config) {
   // nlohmann::json sorts object keys, so dump() is canonical for a config.
   return workload_key + '\n' + device_key + '\n' + provider + '\n' + config.dump();
 }
-
-}  // namespace
 
 void MeasuredIndex::add(const Record& r) {
   records_.emplace(point_key(r.workload_key, r.device_key, r.provider, r.config), r);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <thread>
 
 namespace tensorperf::measure {
 namespace {
@@ -68,9 +69,93 @@ Result<ProfileReport> profile(const std::vector<ir::Task>& tasks,
   std::string runner_key;
   std::unique_ptr<WorkloadRunner> runner;
   Status runner_status;
+  auto measure_one = [&](const ir::Workload& w, const kernels::Provider& p, const kernels::Config& config) -> Status {
+    if (runner_key != w.key()) {
+      auto t = Clock::now();
+      runner_key = w.key();
+      auto made = WorkloadRunner::create(w, device, options.measure);
+      runner = made.ok() ? std::move(made).value() : nullptr;
+      runner_status = made.status();
+      rep.reference_s += seconds_since(t);
+    }
+    auto t = Clock::now();
+    Record rec = runner ? runner->measure(p, config) : failed_preparation(w, device, config, runner_status);
+    rep.overhead_s += std::max(0.0, seconds_since(t) - rec.build_time_s - rec.run_time_s);
+    TP_RETURN_IF_ERROR(sink.write(rec));
+    index.add(rec);
+    ++rep.measured;
+    rep.build_s += rec.build_time_s;
+    rep.run_s += rec.run_time_s;
+    if (!rec.ok()) ++rep.errors;
+    if (options.claims) TP_RETURN_IF_ERROR(options.claims->done(point_key(rec.workload_key, rec.device_key, rec.provider, rec.config)));
+    return Status::Ok();
+  };
+  // Points another run held when their turn came.
+  struct Deferred {
+    size_t task;
+    const kernels::Config* config;
+  };
+  std::vector<Deferred> deferred;
+  std::vector<int> measured_per_task(plan.size(), 0);
+
   ProfileProgress at;
   at.task_count = static_cast<int>(plan.size());
   at.configs_total = total;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const ir::Workload& w = plan[i].task->workload;
+    const kernels::Provider& p = *plan[i].provider;
+    at.task_index = static_cast<int>(i);
+    at.workload_key = w.key();
+    at.provider = p.name();
+    at.config_index = 0;
+    at.config_count = static_cast<int>(plan[i].configs.size());
+    at.elapsed_s = seconds_since(start);
+    if (progress) progress(at);
+    for (const kernels::Config& config : plan[i].configs) {
+      if (index.find(w.key(), device.key(), p.name(), config.knobs) != nullptr) {
+        ++rep.skipped;
+      } else {
+        bool mine = true;
+        if (options.claims) {
+          TP_ASSIGN_OR_RETURN(mine, options.claims->claim(point_key(w.key(), device.key(), p.name(), config.knobs)));
+        }
+        if (mine) {
+          TP_RETURN_IF_ERROR(measure_one(w, p, config));
+          ++measured_per_task[i];
+        } else {
+          deferred.push_back({i, &config});
+        }
+      }
+      ++at.config_index;
+      ++at.configs_done;
+      at.elapsed_s = seconds_since(start);
+      if (progress) progress(at);
+    }
+  }
+  // Wait for the other runs' records of the deferred points; measure those whose claim lapsed.
+  while (!deferred.empty()) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (options.refresh) TP_RETURN_IF_ERROR(options.refresh(index));
+    std::vector<Deferred> still;
+    for (const Deferred& d : deferred) {
+      const ir::Workload& w = plan[d.task].task->workload;
+      const kernels::Provider& p = *plan[d.task].provider;
+      if (index.find(w.key(), device.key(), p.name(), d.config->knobs) != nullptr) {
+        ++rep.skipped;
+        continue;
+      }
+      TP_ASSIGN_OR_RETURN(bool mine, options.claims->claim(point_key(w.key(), device.key(), p.name(), d.config->knobs)));
+      if (!mine) {
+        still.push_back(d);
+        continue;
+      }
+      TP_RETURN_IF_ERROR(measure_one(w, p, *d.config));
+      ++measured_per_task[d.task];
+    }
+    deferred = std::move(still);
+  }
+
+  // The summary of each (workload, provider): its sample's records, measured now or before.
   for (size_t i = 0; i < plan.size(); ++i) {
     const ir::Workload& w = plan[i].task->workload;
     const kernels::Provider& p = *plan[i].provider;
@@ -80,49 +165,12 @@ Result<ProfileReport> profile(const std::vector<ir::Task>& tasks,
     s.count = plan[i].task->count;
     s.flops = w.flops();
     s.configs = static_cast<int>(plan[i].configs.size());
-    at.task_index = static_cast<int>(i);
-    at.workload_key = s.workload_key;
-    at.provider = s.provider;
-    at.config_index = 0;
-    at.config_count = s.configs;
-    at.elapsed_s = seconds_since(start);
-    if (progress) progress(at);
-
+    s.measured = measured_per_task[i];
     std::vector<double> latencies;
     for (const kernels::Config& config : plan[i].configs) {
-      Record rec;
-      if (const Record* old = index.find(s.workload_key, device.key(), p.name(), config.knobs)) {
-        rec = *old;
-        ++rep.skipped;
-      } else {
-        if (runner_key != s.workload_key) {
-          auto t = Clock::now();
-          runner_key = s.workload_key;
-          auto made = WorkloadRunner::create(w, device, options.measure);
-          runner = made.ok() ? std::move(made).value() : nullptr;
-          runner_status = made.status();
-          rep.reference_s += seconds_since(t);
-        }
-        auto t = Clock::now();
-        rec = runner ? runner->measure(p, config) : failed_preparation(w, device, config, runner_status);
-        rep.overhead_s += std::max(0.0, seconds_since(t) - rec.build_time_s - rec.run_time_s);
-        TP_RETURN_IF_ERROR(sink.write(rec));
-        index.add(rec);
-        ++rep.measured;
-        ++s.measured;
-        rep.build_s += rec.build_time_s;
-        rep.run_s += rec.run_time_s;
-        if (!rec.ok()) ++rep.errors;
-      }
-      if (rec.ok()) {
-        latencies.push_back(rec.median_cost());
-      } else {
-        ++s.errors;
-      }
-      ++at.config_index;
-      ++at.configs_done;
-      at.elapsed_s = seconds_since(start);
-      if (progress) progress(at);
+      const Record* rec = index.find(s.workload_key, device.key(), p.name(), config.knobs);
+      if (rec != nullptr && rec->ok()) latencies.push_back(rec->median_cost());
+      else ++s.errors;
     }
     if (!latencies.empty()) {
       std::sort(latencies.begin(), latencies.end());

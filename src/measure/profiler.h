@@ -17,6 +17,7 @@
 #include "measure/record_sink.h"
 #include "measure/runner.h"
 #include "measure/sampler.h"
+#include "measure/work_claims.h"
 
 namespace tensorperf::measure {
 
@@ -25,6 +26,12 @@ struct ProfileOptions {
   SamplerKind sampler = SamplerKind::kRandom;
   uint64_t seed = 0;  // the sample of each (task, provider) depends on it, its key and provider
   MeasureOptions measure;
+  // Runs sharing a store divide the work (null: no sharing). A point claimed by another run is
+  // left to it; at the end, the profile waits for those points' records, reading them with
+  // `refresh` (which adds the store's new records to the index), and measures any whose claim
+  // lapsed without a record.
+  WorkClaims* claims = nullptr;
+  std::function<Status(MeasuredIndex&)> refresh;
 };
 
 // Where the profile is, after each config (measured or skipped) and at the start of each task.

@@ -86,6 +86,15 @@ void TaskScheduler::record(size_t task, int64_t trials, double best_s) {
   if (options_.patience > 0 && s.since_best >= options_.patience) s.stopped = true;
 }
 
+void TaskScheduler::add_external(size_t task, int64_t trials, double best_s) {
+  State& s = state_[task];
+  s.trials += trials;
+  if (best_s < s.best) {
+    s.best = best_s;
+    s.since_best = 0;
+  }
+}
+
 void TaskScheduler::exhaust(size_t task) { state_[task].stopped = true; }
 
 double TaskScheduler::objective() const {

@@ -43,6 +43,8 @@ class TaskScheduler {
   std::optional<size_t> next();
   // A batch of `trials` measurements of `task` ended; best_s is its best latency now (+inf: none).
   void record(size_t task, int64_t trials, double best_s);
+  // Measurements of `task` that another run sharing the store made: they count, without a round.
+  void add_external(size_t task, int64_t trials, double best_s);
   // The task's tuner has nothing new to offer: it stops.
   void exhaust(size_t task);
 

@@ -6,8 +6,11 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <thread>
 
+#include "db/db_record_sink.h"
 #include "measure/measured_index.h"
+#include "measure/work_claims.h"
 #include "tune/config_features.h"
 #include "tune/transfer.h"
 #include "tune/tuner.h"
@@ -55,18 +58,25 @@ class TaskState {
   double best() const { return result_.best_s.value_or(kInf); }
   int64_t since_best() const { return since_best_; }
 
-  // The store's records of this task on this device, in id order.
-  Status restore(db::RecordStore& store) {
+  // The store's records of this task on this device that this run has not seen, in id order: at
+  // the start, everything earlier runs measured; later, what other runs sharing the store measured
+  // meanwhile. Returns how many were new.
+  Result<int64_t> refresh(db::RecordStore& store) {
     db::ScanFilter filter;
     filter.workload_key = result_.workload_key;
     filter.device_key = device_.key();
     filter.format = db::RecordFormat::kNative;
     filter.with_config = false;
-    return store.scan(filter, [&](const db::StoredRecord& s) -> Status {
+    int64_t added = 0;
+    TP_RETURN_IF_ERROR(store.scan(filter, [&](const db::StoredRecord& s) -> Status {
       auto r = measure::record_from_line(s.line);
-      if (r.ok() && space_of(r->provider) != nullptr) observe(*r);
+      if (!r.ok() || space_of(r->provider) == nullptr) return Status::Ok();
+      if (index_.find(r->workload_key, r->device_key, r->provider, r->config) != nullptr) return Status::Ok();
+      observe(*r);
+      ++added;
       return Status::Ok();
-    });
+    }));
+    return added;
   }
 
   // Creates the tuners of the large spaces, telling them what the store held.
@@ -85,14 +95,23 @@ class TaskState {
     return Status::Ok();
   }
 
-  // Up to n candidates not measured before; empty when nothing is left.
-  std::vector<measure::Candidate> next_candidates(int n) {
+  // Up to n candidates not measured before, each claimed for this run (claims may be null); empty
+  // when nothing is left. Errors: the claims' store failed.
+  Result<std::vector<measure::Candidate>> next_candidates(int n, measure::WorkClaims* claims, int& refused) {
     std::vector<measure::Candidate> out;
+    refused = 0;
     std::set<std::pair<std::string, std::string>> planned;
+    Status failed;
     auto take = [&](const kernels::Provider* p, kernels::Config c) {
-      if (!p->validate(task_.workload, c).ok()) return;  // costs nothing, is not a trial
+      if (!failed.ok() || !p->validate(task_.workload, c).ok()) return;  // invalid: costs nothing, no trial
       if (index_.find(result_.workload_key, device_.key(), p->name(), c.knobs) != nullptr) return;
       if (!planned.insert({p->name(), c.knobs.dump()}).second) return;
+      if (claims != nullptr) {
+        auto mine = claims->claim(measure::point_key(result_.workload_key, device_.key(), p->name(), c.knobs));
+        if (!mine.ok()) failed = mine.status();
+        if (mine.ok() && !*mine) ++refused;  // another run is measuring it
+        if (!mine.ok() || !*mine) return;
+      }
       out.push_back({p, std::move(c)});
     };
     while (static_cast<int>(out.size()) < n && !queue_.empty()) {
@@ -116,6 +135,7 @@ class TaskState {
         for (const Point& p : points) take(ps.provider, ps.space.config(p));
       }
     }
+    if (!failed.ok()) return failed;
     return out;
   }
 
@@ -212,7 +232,7 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
       report.tasks.push_back(r);
       continue;
     }
-    TP_RETURN_IF_ERROR(s->restore(store));
+    TP_RETURN_IF_ERROR(s->refresh(store).status());
     report.known += s->result().trials;
     ops.insert(t.workload.op);
     sched.push_back({static_cast<double>(t.count), t.workload.flops(), op_group(t.workload)});
@@ -224,6 +244,8 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
     TP_ASSIGN_OR_RETURN(pool, TransferPool::load(store, ops, providers.front()->name()));
   }
   TaskScheduler scheduler(sched, options.scheduler);
+  // Runs sharing the store divide the work: a config is measured by the run that claims it.
+  db::StoreClaims claims(store, options.measure.build_timeout_s + options.measure.run_timeout_s + 60);
   for (size_t i = 0; i < states.size(); ++i) {
     TP_RETURN_IF_ERROR(states[i]->start_tuners(pool ? &*pool : nullptr));
     scheduler.restore(i, states[i]->result().trials, states[i]->best(), states[i]->since_best());
@@ -247,10 +269,23 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
     std::optional<size_t> pick = scheduler.next();
     if (!pick) break;
     TaskState& t = *states[*pick];
+    // What other runs sharing the store measured of this task meanwhile.
+    TP_ASSIGN_OR_RETURN(int64_t external, t.refresh(store));
+    if (external > 0) {
+      t.flush_all();
+      scheduler.add_external(*pick, external, t.best());
+      if (scheduler.total_trials() >= options.trials) continue;
+    }
     const int n = static_cast<int>(std::min<int64_t>(round, options.trials - scheduler.total_trials()));
     auto asked = Clock::now();
-    std::vector<measure::Candidate> batch = t.next_candidates(n);
+    int refused = 0;
+    TP_ASSIGN_OR_RETURN(std::vector<measure::Candidate> batch, t.next_candidates(n, &claims, refused));
     report.tuner_s += seconds_since(asked);
+    if (batch.empty() && refused > 0) {
+      // Everything it had to offer is being measured by another run: its records arrive later.
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      continue;
+    }
     if (batch.empty()) {
       scheduler.exhaust(*pick);
       continue;
@@ -266,6 +301,7 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
     int64_t measured = 0;
     TP_RETURN_IF_ERROR((*runner)->measure_batch(batch, [&](size_t, measure::Record r) -> Status {
       TP_RETURN_IF_ERROR(sink.write(r));
+      TP_RETURN_IF_ERROR(claims.done(measure::point_key(r.workload_key, r.device_key, r.provider, r.config)));
       ++measured;
       ++t.result().measured;
       ++report.measured;

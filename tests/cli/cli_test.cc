@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -147,6 +148,8 @@ TEST_F(BadOnnx, EachBadInputIsOneLineAndNonZero) {
       {file("truncated.onnx"), {"truncated.onnx"}},
       {file("unsupported_op.onnx"), {"weird_hardmax", "Hardmax", "13"}},
       {file("cyclic.onnx"), {"cycle"}},
+      {file("huge_input.onnx"), {"2147483647"}},
+      {file("huge_pads.onnx"), {"pads"}},
   };
   for (const auto& c : cases) {
     CmdResult r = tensorperf("tasks --onnx " + c.path);
@@ -156,6 +159,121 @@ TEST_F(BadOnnx, EachBadInputIsOneLineAndNonZero) {
     for (const auto& m : c.mentions) EXPECT_NE(r.err.find(m), std::string::npos) << c.path << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
+}
+
+// Profiling a huge input never allocates it: an error before anything is measured or written.
+TEST_F(BadOnnx, HugeSizesAreOneLineErrorsInEveryCommand) {
+  for (const std::string& args : {"profile --onnx " + file("huge_input.onnx") + " --out " + file("x.jsonl"),
+                                  std::string("profile --model resnet18 --batch 1048576 --image-size 65536 --out ") +
+                                      file("y.jsonl"),
+                                  std::string("tasks --model resnet18 --batch 4611686018427387904"),
+                                  std::string("tune --workload 'relu|float32[4294967296,4294967296]||' --db ") +
+                                      file("z.db")}) {
+    CmdResult r = tensorperf(args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_LT(r.exit_code, 3) << args << " (crashed?) " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("tensorperf: error: ", 0), 0u) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(file("x.jsonl")));
+  EXPECT_FALSE(std::filesystem::exists(file("z.db")));
+}
+
+TEST(Cli, CommandLineErrorsAreOneLineWithThePrefixAndExitTwo) {
+  struct Case {
+    std::string args, mentions;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"bogus", "unknown command 'bogus'"},
+           {"tasks --model resnet18 --no-such-flag", "--no-such-flag"},
+           {"profile --model resnet18 --configs-per-task 0 --out x.jsonl", "greater than 0"},
+           {"tune --model resnet18 --seed 18446744073709551616", "18446744073709551615"},
+           {"tasks --model resnet18 --batch 0", "from 1 to"},
+           {"db best --db x.db -k 0", "greater than 0"},
+       }) {
+    CmdResult r = tensorperf(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << c.args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("tensorperf: error: ", 0), 0u) << c.args << ": " << r.err;
+    EXPECT_LT(r.err.size(), 300u) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << ": " << r.err;
+  }
+}
+
+class DbFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("tp_cli_db_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    std::filesystem::permissions(dir_, std::filesystem::perms::all & ~std::filesystem::perms::others_write &
+                                           ~std::filesystem::perms::group_write);
+    db_ = (dir_ / "store.db").string();
+    std::ofstream log(dir_ / "records.log");
+    for (int i = 1; i <= 5; ++i)
+      log << R"({"input": ["llvm -mcpu=skylake", "dense.x86", [["TENSOR", [1, )" << i
+          << R"(], "float32"]], {}], "config": {"index": 1, "code_hash": null, "entity": []}, "result": [[0.00)" << i
+          << R"(], 0, 1.0, 1600000000.5], "version": 0.2, "tvm_version": "0.7.dev0"})" << "\n";
+    log.close();
+    ASSERT_EQ(tensorperf("db import --db " + db_ + " " + (dir_ / "records.log").string()).exit_code, 0);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const char* name) const { return (dir_ / name).string(); }
+  int64_t records() {
+    CmdResult r = tensorperf("db stats --json --db " + db_);
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out)["records"].get<int64_t>() : -1;
+  }
+  std::filesystem::path dir_;
+  std::string db_;
+};
+
+TEST_F(DbFiles, AnExportNeverOverwritesTheStoreOrTruncatesItsOutput) {
+  for (const std::string& out : {db_, db_ + "-wal", db_ + "-shm"}) {
+    CmdResult r = tensorperf("db export --all -o " + out + " --db " + db_);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("database itself"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(records(), 5);
+  // A failed export leaves an existing output as it was: a store whose chunks are damaged fails.
+  std::filesystem::copy_file(db_, path("damaged.db"));
+  ASSERT_EQ(std::system(("sqlite3 " + path("damaged.db") + " \"UPDATE record_chunks SET data = X'00112233'\"").c_str()), 0);
+  {
+    std::ofstream old(path("out.log"));
+    old << "previous export\n";
+  }
+  CmdResult failed = tensorperf("db export --all -o " + path("out.log") + " --db " + path("damaged.db"));
+  EXPECT_NE(failed.exit_code, 0);
+  EXPECT_EQ(slurp(path("out.log")), "previous export\n");
+  CmdResult good = tensorperf("db export --all -o " + path("out.log") + " --db " + db_);
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_EQ(lines(slurp(path("out.log"))), 5);
+  for (const auto& f : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(f.path().string().find(".tmp-"), std::string::npos) << "left behind: " << f.path();
+}
+
+TEST_F(DbFiles, ReadCommandsWorkOnAReadOnlyStore) {
+  std::filesystem::permissions(db_, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                        std::filesystem::perms::others_read);
+  // As root every file is writable: read it as an unprivileged user instead, who can write neither
+  // the file nor the directory (where SQLite would put its -shm file).
+  const std::string as = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  for (const char* cmd : {"db stats", "db devices", "db workloads", "db export --all",
+                                 "db best --json --workload '[\"dense.x86\",[\"TENSOR\",[1,3],\"float32\"]]' --device 'llvm -mcpu=skylake'"}) {
+    const std::string line = as + TENSORPERF_EXE + " " + std::string(cmd) + " --db " + db_ + " >" + path("ro.out") + " 2>" + path("ro.err");
+    int status = std::system(line.c_str());
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd << ": " << slurp(path("ro.err"));
+  }
+  EXPECT_EQ(nlohmann::json::parse(slurp(path("ro.out")))["records"].size(), 1u);  // db best: that workload's record
+}
+
+TEST_F(DbFiles, AFileWhoseEveryLineIsMalformedFailsTheImport) {
+  {
+    std::ofstream bad(path("bad.log"));
+    bad << "not json\n{\"also\": \"not a record\"}\n";
+  }
+  CmdResult r = tensorperf("db import --db " + db_ + " " + path("bad.log"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no record"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -1,4 +1,7 @@
 // Several writer processes importing into one store at once lose nothing and store nothing twice.
+#include <unistd.h>
+
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -47,6 +50,32 @@ TEST_P(ConcurrencyTest, ConcurrentWritersLoseNothing) {
 }
 
 TP_INSTANTIATE_BACKENDS(ConcurrencyTest);
+
+// Two processes that create a new SQLite store at once: both import everything, 100 times over.
+TEST(ConcurrentCreation, TwoProcessesCreatingOneStoreBothStoreTheirRecords) {
+  const std::string dir = ::testing::TempDir() + "tp-create-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::vector<std::string> a = make_lines(1, 20), b = make_lines(2, 20);
+  write_lines(dir + "/a.log", a);
+  write_lines(dir + "/b.log", b);
+  int failures = 0;
+  for (int pair = 0; pair < 100; ++pair) {
+    const std::string db = dir + "/store" + std::to_string(pair) + ".db";
+    pid_t p1 = start_import(db, dir + "/a.log", 100, dir + "/a.out");
+    pid_t p2 = start_import(db, dir + "/b.log", 100, dir + "/b.out");
+    int r1 = wait_for(p1), r2 = wait_for(p2);
+    if (r1 != 0 || r2 != 0) {
+      ++failures;
+      ADD_FAILURE() << "pair " << pair << ": " << read_file(dir + "/a.out") << " / " << read_file(dir + "/b.out");
+      continue;
+    }
+    auto store = db::open_store(db, db::OpenMode::kRead);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    EXPECT_EQ((*store)->stats()->records, 40);
+  }
+  EXPECT_EQ(failures, 0);
+  std::filesystem::remove_all(dir);
+}
 
 }  // namespace
 }  // namespace tensorperf::testing

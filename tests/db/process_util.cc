@@ -35,7 +35,7 @@ std::vector<std::string> make_lines(int seed, int n) {
   lines.reserve(n);
   for (int i = 0; i < n; ++i) {
     int arg = 1 + (i % 97);
-    double cost = 1e-4 * (1 + (i * 7919 + seed) % 1000);
+    double cost = 1e-4 * (1 + (int64_t{i} * 7919 + seed) % 1000);
     lines.push_back(R"({"input": ["llvm -device=arm_cpu -model=m)" + std::to_string(seed % 3) +
                     R"(", "conv2d.arm_cpu", [["TENSOR", [1, )" + std::to_string(arg) +
                     R"(, 56, 56], "float32"]], {}], "config": {"index": )" + std::to_string(i) +

@@ -71,7 +71,7 @@ TEST_P(RecordStoreTest, ImportIsIdempotentAndDuplicatesAreStoredOnce) {
   EXPECT_EQ(stats->configs, 2);
   EXPECT_EQ(stats->workloads, 1);
   EXPECT_EQ(stats->devices, 1);
-  EXPECT_EQ(stats->schema_version, GetParam() == Backend::kSqlite ? 2 : 1);
+  EXPECT_EQ(stats->schema_version, GetParam() == Backend::kSqlite ? 3 : 2);
 }
 
 TEST_P(RecordStoreTest, BestConfigsRankByMeanCostWithTiesToTheEarlierRecord) {
@@ -303,18 +303,24 @@ TEST_P(RecordStoreTest, ReimportMixingStoredAndNewRecordsKeepsEveryLineOnce) {
   EXPECT_EQ(best->records[0].line, lines[best_index]);
 }
 
-TEST_P(RecordStoreTest, LinesSplitAtNewlinesOnlyWhateverTheirLengthAndEnding) {
+TEST_P(RecordStoreTest, LinesSplitAtAnyLineEndingUpToTheLengthLimit) {
   auto store = open();
   ASSERT_TRUE(store);
   const std::string t = "llvm -mcpu=core-avx2";
-  std::string crlf = v02(t, 8, 1e-3, 1) + "\r";  // a '\r' before the newline is part of the line
-  // Longer than the importer's read buffer (1 MiB, then grown) and across its refills.
-  std::string huge = v02(t + " -libs=" + std::string(3 << 20, 'x'), 9, 2e-3, 2);
-  std::string last = v02(t, 10, 3e-3, 3);  // no newline at the end of the input
-  db::ImportReport report = import_text(*store, crlf + "\n\n" + huge + "\n" + last);
-  EXPECT_EQ(report.lines, 4);
-  EXPECT_EQ(report.inserted, 3);
-  EXPECT_EQ(export_text(*store, db::ExportSelection::kAll), crlf + "\n" + huge + "\n" + last + "\n");
+  std::string crlf = v02(t, 8, 1e-3, 1);  // ended by "\r\n": the '\r' is not part of the line
+  // Together longer than the importer's 1 MiB reads: the second crosses a refill.
+  std::string long1 = v02(t + " -libs=" + std::string(600 << 10, 'x'), 9, 2e-3, 2);
+  std::string long2 = v02(t + " -libs=" + std::string(900 << 10, 'y'), 11, 2e-3, 2);
+  std::string over = v02(t + " -libs=" + std::string(3 << 20, 'z'), 12, 2e-3, 2);  // over kMaxLineBytes
+  std::string cr = v02(t, 13, 4e-3, 4);  // ended by a lone '\r'
+  std::string last = v02(t, 10, 3e-3, 3);  // no line end at the end of the input
+  db::ImportReport report =
+      import_text(*store, crlf + "\r\n\n" + long1 + "\n" + long2 + "\n" + over + "\n" + cr + "\r" + last);
+  EXPECT_EQ(report.lines, 7);
+  EXPECT_EQ(report.skipped, 1);
+  EXPECT_EQ(report.inserted, 5);
+  EXPECT_EQ(export_text(*store, db::ExportSelection::kAll),
+            crlf + "\n" + long1 + "\n" + long2 + "\n" + cr + "\n" + last + "\n");
 }
 
 TEST_P(RecordStoreTest, OpeningAnExistingStoreRequiresInit) {

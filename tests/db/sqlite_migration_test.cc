@@ -54,7 +54,7 @@ TEST_F(SqliteMigrationTest, VersionOneStoreKeepsEveryRecord) {
   ASSERT_EQ(schema_version_on_disk(), 1);
   auto store = db::open_store(path_, db::OpenMode::kExisting);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  EXPECT_EQ(schema_version_on_disk(), 2);
+  EXPECT_EQ(schema_version_on_disk(), 3);
 
   // Export is what version 1 exported, byte for byte.
   std::ostringstream out;
@@ -91,7 +91,7 @@ TEST_F(SqliteMigrationTest, VersionOneStoreKeepsEveryRecord) {
   EXPECT_EQ(best->records[0].config, first["config"].get<std::string>());
   auto stats = (*store)->stats();
   ASSERT_TRUE(stats.ok());
-  EXPECT_EQ(stats->schema_version, 2);
+  EXPECT_EQ(stats->schema_version, 3);
   EXPECT_EQ(stats->records, 83);
   EXPECT_EQ(stats->configs, 63);  // as version 1 counted them (`tensorperf db stats`)
 
@@ -121,7 +121,7 @@ TEST_F(SqliteMigrationTest, ReopeningAMigratedStoreChangesNothing) {
   auto size = fs::file_size(path_);
   auto store = db::open_store(path_, db::OpenMode::kExisting);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  EXPECT_EQ(schema_version_on_disk(), 2);
+  EXPECT_EQ(schema_version_on_disk(), 3);
   std::ostringstream out;
   ASSERT_TRUE(db::export_records(**store, {}, out).ok());
   EXPECT_EQ(out.str(), read_file(fixture("store_v1_export.log").string()));
