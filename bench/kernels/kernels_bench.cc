@@ -196,7 +196,7 @@ int run(int argc, char** argv) {
   const std::string target = detected->target;
   const std::string temp_db =
       (std::filesystem::temp_directory_path() / ("tp-kernels-bench-" + std::to_string(::getpid()) + ".db")).string();
-  auto store = db_url.empty() ? shipped_best_known(temp_db) : db::open_store(db_url, db::OpenMode::kExisting);
+  auto store = db_url.empty() ? shipped_best_known(temp_db) : db::open_store(db_url, db::OpenMode::kRead);
   if (!store.ok()) {
     std::cerr << "kernels_bench: " << store.status().message() << "\n";
     return 1;

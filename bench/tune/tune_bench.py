@@ -280,7 +280,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2, help="timing threads of the device tuned for")
     ap.add_argument("--transfer-threads", type=int, default=1, help="the other device transfer learns from")
     ap.add_argument("--no-transfer", dest="transfer", action="store_false")
-    ap.add_argument("--configs-per-task", type=int, default=3, help="throughput runs: configs per workload")
+    ap.add_argument("--configs-per-task", type=int, default=8, help="throughput runs: configs per workload")
     ap.add_argument("--repeats", type=int, default=2, help="throughput runs per thread count")
     ap.add_argument("--kernels-db", default="", help="database for the oneDNN comparison (default: data/best_known)")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: curves, throughput, onednn")
