@@ -63,6 +63,9 @@ void close_inherited(std::initializer_list<int> keep) {
   ::dup2(out_fd, STDOUT_FILENO);
   ::dup2(out_fd, STDERR_FILENO);
   ::close(out_fd);
+  // A crashing kernel ends the worker with its signal, which is how the parent classifies it: undo
+  // any handler the process installed (a sanitizer's, which would turn the signal into exit 1).
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
   SendFn send = [msg_fd](const nlohmann::json& j) { write_all(msg_fd, j.dump() + "\n"); };
   ReceiveFn receive = [ctl_fd]() -> int {
     unsigned char c;

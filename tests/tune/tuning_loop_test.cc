@@ -164,7 +164,8 @@ TEST_F(TuningLoopTest, AKilledRunResumesWithoutLosingOrRepeatingAMeasurement) {
   ::waitpid(child, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the first run ended before it could be killed";
   int64_t before = 0;
-  for (const auto& [config, n] : stored()["synthetic"]) before += n;
+  const auto first = stored();  // named: a range over a temporary's member would dangle
+  for (const auto& [config, n] : first.at("synthetic")) before += n;
   ASSERT_GE(before, 40);
   ASSERT_LT(before, 200);
 
@@ -173,7 +174,8 @@ TEST_F(TuningLoopTest, AKilledRunResumesWithoutLosingOrRepeatingAMeasurement) {
   EXPECT_EQ(rep->known, before);
   EXPECT_EQ(rep->measured, 200 - before);
   int64_t records = 0;
-  for (const auto& [config, n] : stored()["synthetic"]) {
+  const auto after = stored();
+  for (const auto& [config, n] : after.at("synthetic")) {
     EXPECT_EQ(n, 1) << "measured twice: " << config;
     records += n;
   }

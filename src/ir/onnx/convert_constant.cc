@@ -103,7 +103,7 @@ Status convert_gather(const OnnxNode& node, ImportContext& ctx) {
     for (int64_t i : idx) {
       if (i < -dim || i >= dim) return node.invalid("index " + std::to_string(i) + " is out of range");
       const int64_t row = i < 0 ? i + dim : i;
-      std::memcpy(out, data->data->data() + (o * dim + row) * inner_bytes, inner_bytes);
+      if (inner_bytes > 0) std::memcpy(out, data->data->data() + (o * dim + row) * inner_bytes, inner_bytes);
       out += inner_bytes;
     }
   }

@@ -52,7 +52,7 @@ ConstTensor fold_concat(const std::vector<const ConstTensor*>& parts, int64_t ax
   for (int64_t o = 0; o < outer; ++o) {
     for (const ConstTensor* p : parts) {
       const int64_t chunk = outer == 0 ? 0 : p->num_elements() / outer * elem;
-      std::memcpy(out, p->data->data() + o * chunk, chunk);
+      if (chunk > 0) std::memcpy(out, p->data->data() + o * chunk, chunk);
       out += chunk;
     }
   }

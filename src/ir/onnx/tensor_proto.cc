@@ -17,7 +17,7 @@ constexpr int64_t kMaxElements = int64_t{1} << 40;
 template <typename T>
 std::vector<T> from_raw(const std::string& raw, int64_t n) {
   std::vector<T> out(n);
-  std::memcpy(out.data(), raw.data(), n * sizeof(T));
+  if (n > 0) std::memcpy(out.data(), raw.data(), n * sizeof(T));  // an empty vector's data() may be null
   return out;
 }
 
@@ -49,7 +49,7 @@ Result<ConstTensor> tensor_from_proto(const TensorProto& proto) {
     case TensorProto::FLOAT: {
       TP_RETURN_IF_ERROR(check_count(proto.float_data_size(), 4));
       auto bytes = std::make_shared<std::vector<std::byte>>(n * 4);
-      std::memcpy(bytes->data(), raw ? static_cast<const void*>(proto.raw_data().data()) : proto.float_data().data(),
+      if (n > 0) std::memcpy(bytes->data(), raw ? static_cast<const void*>(proto.raw_data().data()) : proto.float_data().data(),
                   n * 4);
       return ConstTensor{DType::kFloat32, shape, std::move(bytes)};
     }
@@ -68,7 +68,7 @@ Result<ConstTensor> tensor_from_proto(const TensorProto& proto) {
         for (int64_t i = 0; i < n; ++i) v[i] = static_cast<uint16_t>(proto.int32_data(i));
       }
       auto bytes = std::make_shared<std::vector<std::byte>>(n * 2);
-      std::memcpy(bytes->data(), v.data(), n * 2);
+      if (n > 0) std::memcpy(bytes->data(), v.data(), n * 2);
       return ConstTensor{DType::kFloat16, shape, std::move(bytes)};
     }
     case TensorProto::INT64: {
