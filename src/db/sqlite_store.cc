@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/unix_time.h"
 #include "db/content_hash.h"
 #include "db/line_parser.h"
 #include "db/record_chunk.h"
@@ -688,9 +689,6 @@ Result<std::vector<WorkloadSummary>> SqliteStore::workloads() {
   return out;
 }
 
-double unix_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 Result<bool> SqliteStore::claim(std::string_view key, std::string_view owner, double lease_s) {
   TP_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));

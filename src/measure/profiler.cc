@@ -6,6 +6,8 @@
 #include <memory>
 #include <thread>
 
+#include "base/unix_time.h"
+
 namespace tensorperf::measure {
 namespace {
 
@@ -40,7 +42,7 @@ Record failed_preparation(const ir::Workload& w, const Device& d, const kernels:
   r.config = c.knobs;
   r.error = ErrorCode::kUnknownError;
   r.error_msg = "not measured, no reference output to check against: " + why.message();
-  r.timestamp = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  r.timestamp = unix_seconds();
   return r;
 }
 

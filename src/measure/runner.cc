@@ -16,6 +16,7 @@
 #include <random>
 #include <string>
 
+#include "base/unix_time.h"
 #include "measure/worker.h"
 
 namespace tensorperf::measure {
@@ -44,7 +45,6 @@ double available_memory_bytes() {
   return 0;
 }
 
-double unix_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 std::vector<const kernels::HostTensor*> pointers(const std::vector<kernels::HostTensor>& ts) {
   std::vector<const kernels::HostTensor*> ps;
@@ -203,7 +203,7 @@ Record WorkloadRunner::record_from(const Candidate& c, const WorkerOutcome& out)
   rec.target = device_.target;
   rec.provider = c.provider->name();
   rec.config = c.config.knobs;
-  rec.timestamp = unix_now();
+  rec.timestamp = unix_seconds();
 
   const json* built = out.messages.size() > 0 ? &out.messages[0] : nullptr;
   const json* done = out.messages.size() > 1 ? &out.messages[1] : nullptr;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -99,14 +100,30 @@ TEST_F(TuningLoopTest, FindsTheKnownBestAndNeverCompilesAnInvalidConfig) {
   EXPECT_EQ(t.trials, 160);
   EXPECT_EQ(rep->measured, 160);
   EXPECT_EQ(t.best_provider, "synthetic");
-  // Timings on shared cores are noisy, so the measured best may be a near neighbour of kBest (whose
-  // true cost is 20% lower than the next point's): the search must have measured kBest itself, and
-  // what it reports as best must truly be within that 20%.
+  // The search must have measured kBest itself. Which point then measures fastest depends on the
+  // timings, and on a loaded 2-core machine (ctest -j 2) a preempted 40 us kernel can make any point
+  // look slow: the report must name the fastest point as measured, whichever it is.
   const auto records = stored()["synthetic"];
   EXPECT_EQ(records.count(synthetic_config(kBest).knobs.dump()), 1u) << "kBest was never measured";
-  Point reported;
-  for (int k = 0; k < 5; ++k) reported.push_back(t.best_config["k" + std::to_string(k)].get<int>() / 2);
-  EXPECT_LE(testing::synthetic_cost(reported), 1.2 + 1e-9) << t.best_config.dump();
+  double fastest = std::numeric_limits<double>::infinity();
+  nlohmann::json fastest_config;
+  {
+    auto store = db::open_store(db(), db::OpenMode::kRead);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)
+                    ->scan({}, [&](const db::StoredRecord& s) {
+                      auto r = measure::record_from_line(s.line);
+                      if (r.ok() && r->ok() && r->mean_cost() < fastest) {
+                        fastest = r->mean_cost();
+                        fastest_config = r->config;
+                      }
+                      return Status::Ok();
+                    })
+                    .ok());
+  }
+  EXPECT_EQ(t.best_config, fastest_config) << t.best_config.dump();
+  ASSERT_TRUE(t.best_s.has_value());
+  EXPECT_DOUBLE_EQ(*t.best_s, fastest);
   ASSERT_TRUE(t.default_s.has_value());
   EXPECT_LT(*t.best_s, *t.default_s);
   EXPECT_EQ(synthetic_counters().compiled, 160);
