@@ -99,6 +99,23 @@ Result<ProfileReport> profile(const std::vector<ir::Task>& tasks,
   };
   std::vector<Deferred> deferred;
   std::vector<int> measured_per_task(plan.size(), 0);
+  // Skips a point already in the index, else measures it if this run holds it. False: another run
+  // holds it (its record comes later).
+  auto attempt = [&](size_t task, const kernels::Config& config) -> Result<bool> {
+    const ir::Workload& w = plan[task].task->workload;
+    const kernels::Provider& p = *plan[task].provider;
+    if (index.find(w.key(), device.key(), p.name(), config.knobs) != nullptr) {
+      ++rep.skipped;
+      return true;
+    }
+    if (options.claims) {
+      TP_ASSIGN_OR_RETURN(bool mine, options.claims->claim(point_key(w.key(), device.key(), p.name(), config.knobs)));
+      if (!mine) return false;
+    }
+    TP_RETURN_IF_ERROR(measure_one(w, p, config));
+    ++measured_per_task[task];
+    return true;
+  };
 
   ProfileProgress at;
   at.task_count = static_cast<int>(plan.size());
@@ -114,20 +131,8 @@ Result<ProfileReport> profile(const std::vector<ir::Task>& tasks,
     at.elapsed_s = seconds_since(start);
     if (progress) progress(at);
     for (const kernels::Config& config : plan[i].configs) {
-      if (index.find(w.key(), device.key(), p.name(), config.knobs) != nullptr) {
-        ++rep.skipped;
-      } else {
-        bool mine = true;
-        if (options.claims) {
-          TP_ASSIGN_OR_RETURN(mine, options.claims->claim(point_key(w.key(), device.key(), p.name(), config.knobs)));
-        }
-        if (mine) {
-          TP_RETURN_IF_ERROR(measure_one(w, p, config));
-          ++measured_per_task[i];
-        } else {
-          deferred.push_back({i, &config});
-        }
-      }
+      TP_ASSIGN_OR_RETURN(bool done, attempt(i, config));
+      if (!done) deferred.push_back({i, &config});
       ++at.config_index;
       ++at.configs_done;
       at.elapsed_s = seconds_since(start);
@@ -140,19 +145,8 @@ Result<ProfileReport> profile(const std::vector<ir::Task>& tasks,
     if (options.refresh) TP_RETURN_IF_ERROR(options.refresh(index));
     std::vector<Deferred> still;
     for (const Deferred& d : deferred) {
-      const ir::Workload& w = plan[d.task].task->workload;
-      const kernels::Provider& p = *plan[d.task].provider;
-      if (index.find(w.key(), device.key(), p.name(), d.config->knobs) != nullptr) {
-        ++rep.skipped;
-        continue;
-      }
-      TP_ASSIGN_OR_RETURN(bool mine, options.claims->claim(point_key(w.key(), device.key(), p.name(), d.config->knobs)));
-      if (!mine) {
-        still.push_back(d);
-        continue;
-      }
-      TP_RETURN_IF_ERROR(measure_one(w, p, *d.config));
-      ++measured_per_task[d.task];
+      TP_ASSIGN_OR_RETURN(bool done, attempt(d.task, *d.config));
+      if (!done) still.push_back(d);
     }
     deferred = std::move(still);
   }
