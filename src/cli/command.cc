@@ -10,6 +10,7 @@ void register_commands(CLI::App& app) {
       register_graph_command,
       register_profile_command,
       register_tune_command,
+      register_run_command,
       register_db_command,
   };
   for (Register r : kCommands) r(app);

@@ -31,7 +31,8 @@ std::string_view match_name(DeviceMatch m) {
   return "unknown";
 }
 
-Result<BestConfigs> best_configs(RecordStore& store, std::string_view workload_key, std::string_view device, int k) {
+Result<BestConfigs> best_configs(RecordStore& store, std::string_view workload_key, std::string_view device, int k,
+                                 std::string_view target) {
   BestConfigs best;
   if (k <= 0) return best;
   TP_ASSIGN_OR_RETURN(best.records, store.top_records(workload_key, device, k));
@@ -44,6 +45,8 @@ Result<BestConfigs> best_configs(RecordStore& store, std::string_view workload_k
     query = *self;
   } else if (looks_like_tvm_target(device)) {
     query = describe_tvm_target(device);
+  } else if (!target.empty()) {
+    query = describe_native_device(device, target);
   } else {
     return best;
   }

@@ -22,7 +22,10 @@ struct BestConfigs {
 };
 
 // `device` is a device key or TVM target string, stored or not (an unknown TVM target string is
-// parsed for its model and keys). Empty records when no device matches at any level.
-Result<BestConfigs> best_configs(RecordStore& store, std::string_view workload_key, std::string_view device, int k);
+// parsed for its model and keys). A tensorperf device key the store has never seen falls back by
+// `target`, its compile target (a Halide target string), when given: same target first, then same
+// architecture. Empty records when no device matches at any level.
+Result<BestConfigs> best_configs(RecordStore& store, std::string_view workload_key, std::string_view device, int k,
+                                 std::string_view target = {});
 
 }  // namespace tensorperf::db

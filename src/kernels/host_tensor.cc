@@ -12,7 +12,16 @@ namespace {
 constexpr size_t kAlignment = 64;  // one cache line: aligned vector loads up to AVX-512
 }  // namespace
 
-void HostTensor::Free::operator()(std::byte* p) const { std::free(p); }
+void HostTensor::Free::operator()(std::byte* p) const {
+  if (owns) std::free(p);
+}
+
+HostTensor HostTensor::view(ir::TensorType type, std::byte* data) {
+  HostTensor t;
+  t.type_ = std::move(type);
+  t.data_ = std::unique_ptr<std::byte[], Free>(data, Free{false});
+  return t;
+}
 
 HostTensor::HostTensor(ir::TensorType type) : type_(std::move(type)) {
   size_t bytes = static_cast<size_t>(std::max<int64_t>(type_.num_bytes(), 1));

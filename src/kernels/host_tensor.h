@@ -1,5 +1,8 @@
 // A dense row-major tensor in host memory: what kernels read and write, and what the runner fills
-// with random data. Owns its storage, aligned for vector loads.
+// with random data. Either owns its storage (aligned for vector loads) or is a view: a non-owning
+// window of `type` onto memory someone else owns (a slice of the runtime's activation arena, a
+// constant's bytes), which kernels read and write the same way. Views are not copyable by accident:
+// HostTensor is move-only.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +16,10 @@ namespace tensorperf::kernels {
 class HostTensor {
  public:
   HostTensor() = default;
-  explicit HostTensor(ir::TensorType type);  // zero-filled
+  explicit HostTensor(ir::TensorType type);  // zero-filled, owning
+  // A view of `type` at `data`. REQUIRES: data points at type.num_bytes() bytes that outlive the view.
+  static HostTensor view(ir::TensorType type, std::byte* data);
+  bool owns_data() const { return data_.get_deleter().owns; }
 
   const ir::TensorType& type() const { return type_; }
   int64_t num_elements() const { return type_.num_elements(); }
@@ -29,6 +35,9 @@ class HostTensor {
 
  private:
   struct Free {
+    Free() : owns(true) {}
+    explicit Free(bool o) : owns(o) {}
+    bool owns;
     void operator()(std::byte* p) const;
   };
   ir::TensorType type_;

@@ -38,11 +38,25 @@ std::vector<ir::TensorType> kernel_input_types(const ir::Workload& w);
 // the first run() that sees that tensor, and reuse the packed copy while the same tensor object is
 // passed again. So the first run() includes packing (warm up before timing), and a caller that
 // rewrites a weight tensor in place must pass another tensor object or compile a new kernel.
+// Code and state: the compiled code is immutable and shared; what a run keeps (packed weights,
+// scratch and reorder buffers) belongs to one Kernel object. new_instance() gives another object
+// over the same code, so the graph runtime compiles a workload once and gives each node that runs
+// it an instance of its own (ResNet-18's four 64x56x56 convolutions: one compile, four packed
+// weights).
+// Threads: the thread count chosen at compile time (CompileOptions::threads) is applied by every
+// run() of the kernel. What it sets is process-wide for Halide (the JIT runtime's worker count,
+// set before each run when it differs) and per calling thread for oneDNN (OpenMP's
+// omp_set_num_threads), so kernels of different thread counts may alternate on one thread.
 class Kernel {
  public:
   virtual ~Kernel() = default;
-  // REQUIRES: inputs match kernel_input_types(w) and output has w.output's type.
+  // REQUIRES: inputs match kernel_input_types(w) and output has w.output's type. Inputs and output
+  // may be views (HostTensor::view) and need no particular alignment.
   virtual Status run(const std::vector<const HostTensor*>& inputs, HostTensor& output) = 0;
+  // Another kernel over the same compiled code with state of its own (nothing packed yet); no
+  // compilation. Instances are independent and may outlive this one; two instances must not run at
+  // the same time. nullptr: this kernel cannot share its code (compile again instead).
+  virtual std::unique_ptr<Kernel> new_instance() const { return nullptr; }
 };
 
 // A knob space: each knob has a finite list of candidate values. Configs are points in the product,

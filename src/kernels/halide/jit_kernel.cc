@@ -1,5 +1,6 @@
 // A JIT-compiled Halide pipeline as a Kernel: buffers wrap the caller's memory (no copies in run()),
 // constant inputs with a packer are packed once per tensor, the thread count is set per run.
+#include <memory>
 #include <mutex>
 #include <set>
 
@@ -28,22 +29,31 @@ Halide::Buffer<float> wrap(const HostTensor& t, const std::vector<int>& view = {
   return Halide::Buffer<float>(const_cast<float*>(t.f32()), sizes);
 }
 
+// What instances of one compiled pipeline share: the program (params, packers, views) and the
+// JIT-compiled pipeline. Instances set the params before each realize, so they must not run at once.
+struct CompiledPipeline {
+  Program program;
+  Halide::Pipeline pipeline;
+  Halide::Target target;
+  int threads;
+};
+
 class JitKernel final : public Kernel {
  public:
-  JitKernel(Program program, Halide::Pipeline pipeline, Halide::Target target, int threads)
-      : program_(std::move(program)), pipeline_(std::move(pipeline)), target_(target), threads_(threads) {}
+  explicit JitKernel(std::shared_ptr<CompiledPipeline> code) : code_(std::move(code)) {}
 
   Status run(const std::vector<const HostTensor*>& inputs, HostTensor& output) override {
-    if (inputs.size() != program_.inputs.size())
-      return Status::InvalidArgument("kernel takes " + std::to_string(program_.inputs.size()) + " inputs, got " +
+    Program& program = code_->program;
+    if (inputs.size() != program.inputs.size())
+      return Status::InvalidArgument("kernel takes " + std::to_string(program.inputs.size()) + " inputs, got " +
                                      std::to_string(inputs.size()));
     try {
-      set_runtime_threads(threads_);
+      set_runtime_threads(code_->threads);
       for (size_t i = 0; i < inputs.size(); ++i) {
-        auto packer = program_.packers.find(i);
-        if (packer == program_.packers.end()) {
-          auto view = program_.input_views.find(i);
-          program_.inputs[i].set(view == program_.input_views.end() ? wrap(*inputs[i]) : wrap(*inputs[i], view->second));
+        auto packer = program.packers.find(i);
+        if (packer == program.packers.end()) {
+          auto view = program.input_views.find(i);
+          program.inputs[i].set(view == program.input_views.end() ? wrap(*inputs[i]) : wrap(*inputs[i], view->second));
           continue;
         }
         // Packed copies are reused while the caller passes the same tensor (contract in provider.h).
@@ -51,21 +61,20 @@ class JitKernel final : public Kernel {
           packed_[i] = packer->second(*inputs[i]);
           packed_from_[i] = inputs[i];
         }
-        program_.inputs[i].set(packed_[i]);
+        program.inputs[i].set(packed_[i]);
       }
-      Halide::Buffer<float> out = wrap(output, program_.output_view);
-      pipeline_.realize(Halide::Realization(out), target_);
+      Halide::Buffer<float> out = wrap(output, program.output_view);
+      code_->pipeline.realize(Halide::Realization(out), code_->target);
     } catch (const Halide::Error& e) {
       return Status::Internal(std::string("Halide kernel failed at run time: ") + e.what());
     }
     return Status::Ok();
   }
 
+  std::unique_ptr<Kernel> new_instance() const override { return std::make_unique<JitKernel>(code_); }
+
  private:
-  Program program_;
-  Halide::Pipeline pipeline_;
-  Halide::Target target_;
-  int threads_;
+  std::shared_ptr<CompiledPipeline> code_;
   std::map<size_t, const HostTensor*> packed_from_;
   std::map<size_t, Halide::Buffer<float>> packed_;
 };
@@ -107,7 +116,8 @@ Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOp
     Halide::Pipeline pipeline(program.output);
     if (prepare) prepare(pipeline, target);
     pipeline.compile_jit(target);
-    return std::unique_ptr<Kernel>(new JitKernel(std::move(program), std::move(pipeline), target, options.threads));
+    return std::unique_ptr<Kernel>(new JitKernel(std::make_shared<CompiledPipeline>(
+        CompiledPipeline{std::move(program), std::move(pipeline), target, options.threads})));
   } catch (const Halide::CompileError& e) {
     return Status::InvalidArgument(std::string("schedule does not compile: ") + e.what());
   } catch (const Halide::Error& e) {

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <dnnl.hpp>
+#include <cstring>
 #include <mutex>
 #include <optional>
 
@@ -67,10 +68,15 @@ struct PostOps {
     memory::desc user;   // the caller's plain layout (reordered to `desc` in each run when different)
   };
   std::vector<Binary> binary;
+  std::optional<size_t> sum_input;  // kernel input accumulated onto by a sum post-op
 };
 
+// `add_as_sum`: a residual "add" becomes oneDNN's sum post-op (the residual is copied into dst before
+// the primitive runs, which accumulates onto it) instead of a binary post-op: this oneDNN's blocked
+// direct convolutions take no full-tensor binary operand and fall back to a generic kernel
+// several times slower (ResNet's residual convolutions).
 Result<PostOps> make_post_ops(const ir::Workload& w, bool has_native_bias, const memory::dims& bias_dims,
-                              const memory::dims& out_dims, Tag out_tag, Tag user_tag) {
+                              const memory::dims& out_dims, Tag out_tag, Tag user_tag, bool add_as_sum = false) {
   PostOps p;
   dnnl::post_ops ops;
   size_t next = w.inputs.size();
@@ -86,6 +92,11 @@ Result<PostOps> make_post_ops(const ir::Workload& w, bool has_native_bias, const
       ops.append_binary(dnnl::algorithm::binary_add, d);
       p.binary.push_back({index, next++, d, d});
     } else if (op == "add" || op == "mul") {
+      if (op == "add" && add_as_sum) {
+        ops.append_sum(1.0f);
+        p.sum_input = next++;
+        continue;
+      }
       memory::desc d(out_dims, DT::f32, out_tag);
       ops.append_binary(op == "add" ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_mul, d);
       p.binary.push_back({index, next++, d, memory::desc(out_dims, DT::f32, user_tag)});
@@ -109,7 +120,8 @@ Result<PostOps> make_post_ops(const ir::Workload& w, bool has_native_bias, const
 
 // One primitive plus the reorders between the caller's plain layout and the primitive's formats.
 // Weights (input 1 of conv/dense) are reordered once per tensor and reused while the same tensor
-// is passed (provider.h); activations are reordered inside every run (a measured cost).
+// is passed (provider.h); activations are reordered inside every run (a measured cost). Instances
+// share the primitive; each has its own stream and reorder buffers.
 class OnednnKernel final : public Kernel {
  public:
   struct Spec {
@@ -117,10 +129,12 @@ class OnednnKernel final : public Kernel {
     memory::desc src_user, src_prim, dst_user, dst_prim;
     std::optional<memory::desc> wei_user, wei_prim, bias;
     std::vector<PostOps::Binary> binary;
+    std::optional<size_t> sum_input;  // copied (reordered) into dst before the primitive runs
     size_t bias_input = 0;
     int threads = 1;
   };
-  explicit OnednnKernel(Spec spec) : s_(std::move(spec)), stream_(cpu_engine()) {
+  explicit OnednnKernel(Spec spec) : OnednnKernel(std::make_shared<const Spec>(std::move(spec))) {}
+  explicit OnednnKernel(std::shared_ptr<const Spec> spec) : spec_(std::move(spec)), s_(*spec_), stream_(cpu_engine()) {
     if (s_.src_prim != s_.src_user) src_tmp_ = memory(s_.src_prim, cpu_engine());
     if (s_.dst_prim != s_.dst_user) dst_tmp_ = memory(s_.dst_prim, cpu_engine());
     if (s_.wei_prim && *s_.wei_prim != *s_.wei_user) wei_tmp_ = memory(*s_.wei_prim, cpu_engine());
@@ -164,6 +178,15 @@ class OnednnKernel final : public Kernel {
       }
       memory dst = memory(s_.dst_user, cpu_engine(), output.f32());
       args[DNNL_ARG_DST] = dst_tmp_ ? *dst_tmp_ : dst;
+      if (s_.sum_input) {
+        const HostTensor* residual = inputs[*s_.sum_input];
+        if (dst_tmp_) {
+          memory r = wrap(s_.dst_user, residual);
+          dnnl::reorder(r, *dst_tmp_).execute(stream_, r, *dst_tmp_);
+        } else if (residual->bytes() != output.bytes()) {
+          std::memcpy(output.bytes(), residual->bytes(), static_cast<size_t>(output.type().num_bytes()));
+        }
+      }
       s_.prim.execute(stream_, args);
       if (dst_tmp_) dnnl::reorder(*dst_tmp_, dst).execute(stream_, *dst_tmp_, dst);
       stream_.wait();
@@ -173,8 +196,11 @@ class OnednnKernel final : public Kernel {
     return Status::Ok();
   }
 
+  std::unique_ptr<Kernel> new_instance() const override { return std::make_unique<OnednnKernel>(spec_); }
+
  private:
-  Spec s_;
+  std::shared_ptr<const Spec> spec_;  // the primitive and descriptors, shared by instances
+  const Spec& s_;
   dnnl::stream stream_;
   std::optional<memory> src_tmp_, dst_tmp_, wei_tmp_;
   std::vector<std::optional<memory>> binary_tmp_;
@@ -207,13 +233,17 @@ Result<OnednnKernel::Spec> build_conv(const ir::Workload& w, const Config& c) {
   s.src_user = memory::desc(src, DT::f32, Tag::nchw);
   s.dst_user = memory::desc(dst, DT::f32, Tag::nchw);
   memory::dims bias_dims = {ws[0]};
-  TP_ASSIGN_OR_RETURN(PostOps post, make_post_ops(w, true, {1, ws[0], 1, 1}, dst, format == "nhwc" ? Tag::nhwc : Tag::nchw, Tag::nchw));
-  auto d = dnnl::convolution_forward::desc(
-      dnnl::prop_kind::forward_inference, alg == "auto" ? dnnl::algorithm::convolution_auto : dnnl::algorithm::convolution_direct,
-      memory::desc(src, DT::f32, act_tag), memory::desc(wei, DT::f32, wei_tag),
-      post.native_bias ? memory::desc(bias_dims, DT::f32, Tag::x) : memory::desc(),
-      memory::desc(dst, DT::f32, act_tag), {strides[0], strides[1]}, {dil[0] - 1, dil[1] - 1}, {pads[0], pads[1]},
-      {pads[2], pads[3]});
+  TP_ASSIGN_OR_RETURN(PostOps post, make_post_ops(w, true, {1, ws[0], 1, 1}, dst, format == "nhwc" ? Tag::nhwc : Tag::nchw,
+                                                  Tag::nchw, /*add_as_sum=*/true));
+  auto conv_desc = [&](const memory::desc& dst_desc) {
+    return dnnl::convolution_forward::desc(
+        dnnl::prop_kind::forward_inference,
+        alg == "auto" ? dnnl::algorithm::convolution_auto : dnnl::algorithm::convolution_direct,
+        memory::desc(src, DT::f32, act_tag), memory::desc(wei, DT::f32, wei_tag),
+        post.native_bias ? memory::desc(bias_dims, DT::f32, Tag::x) : memory::desc(), dst_desc, {strides[0], strides[1]},
+        {dil[0] - 1, dil[1] - 1}, {pads[0], pads[1]}, {pads[2], pads[3]});
+  };
+  auto d = conv_desc(memory::desc(dst, DT::f32, act_tag));
   auto pd = dnnl::convolution_forward::primitive_desc(d, post.attr, cpu_engine());
   s.prim = dnnl::convolution_forward(pd);
   s.src_prim = pd.src_desc();
@@ -225,6 +255,7 @@ Result<OnednnKernel::Spec> build_conv(const ir::Workload& w, const Config& c) {
     s.bias_input = w.inputs.size();
   }
   s.binary = post.binary;
+  s.sum_input = post.sum_input;
   return s;
 }
 

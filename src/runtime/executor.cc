@@ -1,0 +1,608 @@
+#include "runtime/executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+
+#include "ir/task_extraction.h"
+#include "kernels/provider.h"
+#include "runtime/constants.h"
+#include "runtime/layout_kernels.h"
+#include "runtime/memory_plan.h"
+
+namespace tensorperf::runtime {
+
+using kernels::HostTensor;
+using ir::NodeId;
+using ir::OpKind;
+using ir::ValueId;
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string node_label(const ir::Node& n) { return "node '" + n.name + "' (" + std::string(ir::op_name(n.op)) + ")"; }
+
+// A step input: a graph value, or a tensor the plan owns (folded weights, summed biases).
+struct TensorRef {
+  ValueId value = -1;
+  int owned = -1;
+};
+
+struct Step {
+  enum class Kind { kKernel, kReference, kLayout } kind = Kind::kKernel;
+  std::unique_ptr<kernels::Kernel> kernel;
+  ir::Workload workload;  // kKernel, kReference
+  OpKind op = OpKind::kConcat;
+  ir::Attrs attrs;  // kLayout
+  std::vector<TensorRef> in;
+  std::vector<ValueId> out;
+  std::vector<const HostTensor*> inputs;  // bound views
+  std::vector<HostTensor*> outputs;
+  StepInfo info;
+};
+
+// Where a value's bytes live: an arena buffer or a constant's memory, at a byte offset.
+struct Storage {
+  bool external = false;
+  std::byte* ptr = nullptr;  // external
+  int64_t bytes = 0;
+  int first = -1, last = -1;
+};
+
+struct Free {
+  void operator()(std::byte* p) const { std::free(p); }
+};
+
+bool is_alias_layout(OpKind op) { return op == OpKind::kReshape || op == OpKind::kFlatten; }
+
+}  // namespace
+
+struct Executor::Impl {
+  ExecutorOptions options;
+  ir::Graph graph;
+  std::vector<std::shared_ptr<HostTensor>> constants;  // by value id
+  std::vector<std::unique_ptr<HostTensor>> owned;      // folded weights and biases
+  std::vector<Step> steps;
+  std::vector<StepInfo> infos;
+  std::vector<std::unique_ptr<HostTensor>> views;  // by value id
+  std::unique_ptr<std::byte, Free> arena;
+  MemoryPlan plan;
+  int compiles = 0;
+  int kernel_steps = 0;
+  // Compiled kernels by "<workload key>\n<provider>\n<config>".
+  std::map<std::string, std::unique_ptr<kernels::Kernel>> compiled;
+  std::map<std::string, ChosenConfig> chosen;  // by workload key
+
+  void say(const std::string& line) const {
+    if (options.progress) options.progress(line);
+  }
+
+  Status build_steps();
+  Result<std::vector<TensorRef>> kernel_inputs(const ir::FusedOp& f, const ir::Workload& w);
+  Status choose_and_compile();
+  Result<std::unique_ptr<kernels::Kernel>> compile(const ir::Workload& w, const kernels::Config& c);
+  Result<double> quick_time(kernels::Kernel& k, const ir::Workload& w);
+  Status plan_memory_and_bind();
+};
+
+Result<std::vector<TensorRef>> Executor::Impl::kernel_inputs(const ir::FusedOp& f, const ir::Workload& w) {
+  const ir::Graph& g = graph;
+  const ir::Node& a = g.node(f.anchor);
+  const bool is_anchor = ir::op_category(a.op) == ir::OpCategory::kAnchor;
+  std::vector<TensorRef> refs;
+  const size_t main = is_anchor ? 2 : a.inputs.size();
+  for (size_t i = 0; i < main; ++i) refs.push_back({a.inputs[i], -1});
+  const bool has_bias = std::find(w.epilogue.begin(), w.epilogue.end(), "bias") != w.epilogue.end();
+  std::vector<TensorRef> residuals;
+  std::vector<float> bias, scale;
+  int64_t channels = 0;
+  std::optional<TensorRef> plain_bias;  // an anchor bias passed as is (nothing to fold or sum)
+  bool folded = false;
+  if (has_bias) {
+    channels = kernels::kernel_input_types(w)[main].shape[0];
+    bias.assign(channels, 0.0f);
+    scale.assign(channels, 1.0f);
+  }
+  auto constant_floats = [&](ValueId v, const ir::Node& n) -> Result<const float*> {
+    if (!g.is_constant(v) || !constants[v])
+      return Status::Unsupported(node_label(n) + ": input '" + g.value(v).name + "' must be a constant to be folded");
+    if (constants[v]->num_elements() != channels)
+      return Status::InvalidArgument(node_label(n) + ": '" + g.value(v).name + "' has " +
+                                     std::to_string(constants[v]->num_elements()) + " values for " +
+                                     std::to_string(channels) + " channels");
+    return constants[v]->f32();
+  };
+  if (is_anchor && a.inputs.size() == 3) {
+    if (g.is_constant(a.inputs[2])) {
+      TP_ASSIGN_OR_RETURN(const float* b, constant_floats(a.inputs[2], a));
+      std::copy(b, b + channels, bias.begin());
+    } else {
+      plain_bias = TensorRef{a.inputs[2], -1};
+    }
+  }
+  ValueId cur = a.outputs[0];
+  for (NodeId id : f.fused) {
+    const ir::Node& n = g.node(id);
+    if (n.op == OpKind::kBatchNorm) {
+      TP_ASSIGN_OR_RETURN(const float* gamma, constant_floats(n.inputs[1], n));
+      TP_ASSIGN_OR_RETURN(const float* beta, constant_floats(n.inputs[2], n));
+      TP_ASSIGN_OR_RETURN(const float* mean, constant_floats(n.inputs[3], n));
+      TP_ASSIGN_OR_RETURN(const float* var, constant_floats(n.inputs[4], n));
+      const double eps = n.attrs.get_float("epsilon", 1e-5);
+      for (int64_t c = 0; c < channels; ++c) {
+        const float s = static_cast<float>(gamma[c] / std::sqrt(static_cast<double>(var[c]) + eps));
+        scale[c] *= s;
+        bias[c] = (bias[c] - mean[c]) * s + beta[c];
+      }
+      folded = true;
+    } else if (n.op == OpKind::kAdd || n.op == OpKind::kMul) {
+      const ValueId other = n.inputs[0] == cur ? n.inputs[1] : n.inputs[0];
+      if (n.op == OpKind::kAdd && g.is_constant(other)) {
+        TP_ASSIGN_OR_RETURN(const float* b, constant_floats(other, n));
+        for (int64_t c = 0; c < channels; ++c) bias[c] += b[c];
+        folded = true;
+      } else {
+        residuals.push_back({other, -1});
+      }
+    }
+    cur = n.outputs[0];
+  }
+  if (has_bias) {
+    if (plain_bias && !folded) {
+      refs.push_back(*plain_bias);
+    } else {
+      if (plain_bias) return Status::Unsupported(node_label(a) + ": a bias that is not a constant cannot be folded");
+      auto t = std::make_unique<HostTensor>(ir::TensorType{{channels}, ir::DType::kFloat32});
+      std::copy(bias.begin(), bias.end(), t->f32());
+      refs.push_back({-1, static_cast<int>(owned.size())});
+      owned.push_back(std::move(t));
+    }
+    const bool scaled = std::any_of(scale.begin(), scale.end(), [](float s) { return s != 1.0f; });
+    if (scaled) {
+      const ValueId wv = a.inputs[1];
+      if (!g.is_constant(wv) || !constants[wv])
+        return Status::Unsupported(node_label(a) + ": a batch norm folds only into a constant weight");
+      const HostTensor& src = *constants[wv];
+      auto t = std::make_unique<HostTensor>(src.type());
+      const int64_t per = src.num_elements() / channels;
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t i = 0; i < per; ++i) t->f32()[c * per + i] = src.f32()[c * per + i] * scale[c];
+      refs[1] = {-1, static_cast<int>(owned.size())};
+      owned.push_back(std::move(t));
+    }
+  }
+  for (const TensorRef& r : residuals) refs.push_back(r);
+  return refs;
+}
+
+Status Executor::Impl::build_steps() {
+  const ir::Graph& g = graph;
+  TP_ASSIGN_OR_RETURN(std::vector<NodeId> order, g.topo_order());
+  std::vector<std::pair<ir::FusedOp, ir::Workload>> ops;
+  if (options.policy == ConfigPolicy::kReference) {
+    for (NodeId id : order) {
+      const ir::Node& n = g.node(id);
+      if (ir::op_category(n.op) == ir::OpCategory::kLayout) continue;
+      ir::Workload w;
+      w.op = n.op;
+      w.attrs = n.attrs;
+      const bool anchor = ir::op_category(n.op) == ir::OpCategory::kAnchor;
+      const size_t main = anchor ? 2 : n.inputs.size();
+      for (size_t i = 0; i < main && i < n.inputs.size(); ++i) w.inputs.push_back(g.type(n.inputs[i]));
+      if (anchor && n.inputs.size() == 3) w.epilogue.push_back("bias");
+      w.output = g.type(n.outputs[0]);
+      ops.push_back({ir::FusedOp{id, {}}, std::move(w)});
+    }
+  } else {
+    TP_ASSIGN_OR_RETURN(ops, ir::fuse_graph(g));
+  }
+  std::map<NodeId, size_t> op_at_tail;
+  for (size_t i = 0; i < ops.size(); ++i)
+    op_at_tail[ops[i].first.fused.empty() ? ops[i].first.anchor : ops[i].first.fused.back()] = i;
+
+  for (NodeId id : order) {
+    const ir::Node& n = g.node(id);
+    auto it = op_at_tail.find(id);
+    if (it != op_at_tail.end()) {
+      const auto& [f, w] = ops[it->second];
+      const ir::Node& a = g.node(f.anchor);
+      for (const ir::TensorType& t : kernels::kernel_input_types(w))
+        if (t.dtype != ir::DType::kFloat32)
+          return Status::Unsupported(node_label(a) + ": only float32 kernels run; an input is " + t.to_string());
+      Step s;
+      s.kind = options.policy == ConfigPolicy::kReference ? Step::Kind::kReference : Step::Kind::kKernel;
+      s.workload = w;
+      if (s.kind == Step::Kind::kReference) {
+        for (ValueId v : a.inputs) s.in.push_back({v, -1});
+      } else {
+        TP_ASSIGN_OR_RETURN(s.in, kernel_inputs(f, w));
+      }
+      s.out = {n.outputs[0]};
+      s.info.name = a.name;
+      s.info.op = std::string(ir::op_name(w.op));
+      s.info.workload = w.key();
+      steps.push_back(std::move(s));
+      continue;
+    }
+    if (ir::op_category(n.op) != ir::OpCategory::kLayout) continue;  // fused into another step
+    Step s;
+    s.kind = Step::Kind::kLayout;
+    s.op = n.op;
+    s.attrs = n.attrs;
+    for (ValueId v : n.inputs) s.in.push_back({v, -1});
+    s.out = n.outputs;
+    s.info.name = n.name;
+    s.info.op = std::string(ir::op_name(n.op));
+    s.info.provider = "layout";
+    steps.push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<kernels::Kernel>> Executor::Impl::compile(const ir::Workload& w, const kernels::Config& c) {
+  const std::string key = w.key() + "\n" + c.provider + "\n" + c.knobs.dump();
+  auto it = compiled.find(key);
+  if (it == compiled.end()) {
+    TP_ASSIGN_OR_RETURN(const kernels::Provider* p, kernels::find_provider(c.provider));
+    kernels::CompileOptions co;
+    co.target = options.target;
+    co.threads = options.threads;
+    TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, p->compile(w, c, co));
+    ++compiles;
+    it = compiled.emplace(key, std::move(k)).first;
+  }
+  std::unique_ptr<kernels::Kernel> instance = it->second->new_instance();
+  if (instance) return instance;
+  // A kernel that cannot share its code: compile one per node.
+  TP_ASSIGN_OR_RETURN(const kernels::Provider* p, kernels::find_provider(c.provider));
+  ++compiles;
+  return p->compile(w, c, kernels::CompileOptions{options.target, options.threads});
+}
+
+Result<double> Executor::Impl::quick_time(kernels::Kernel& k, const ir::Workload& w) {
+  std::vector<HostTensor> in;
+  std::mt19937_64 rng(1);
+  for (const ir::TensorType& t : kernels::kernel_input_types(w)) {
+    in.emplace_back(t);
+    in.back().fill_random(rng);
+  }
+  std::vector<const HostTensor*> ptrs;
+  for (const HostTensor& t : in) ptrs.push_back(&t);
+  HostTensor out(w.output);
+  TP_RETURN_IF_ERROR(k.run(ptrs, out));  // warm-up (packs weights)
+  std::vector<double> times;
+  for (int i = 0; i < 5; ++i) {
+    const double t0 = now_s();
+    TP_RETURN_IF_ERROR(k.run(ptrs, out));
+    times.push_back(now_s() - t0);
+  }
+  std::nth_element(times.begin(), times.begin() + 2, times.end());
+  return times[2];
+}
+
+Status Executor::Impl::choose_and_compile() {
+  const bool reference = options.policy == ConfigPolicy::kReference;
+  Result<const kernels::Provider*> halide = kernels::find_provider("halide");
+  Result<const kernels::Provider*> onednn = kernels::find_provider("onednn");
+  if (!reference) {
+    std::set<std::string> warmed;
+    for (const kernels::Provider* p : kernels::providers())
+      if (warmed.insert(p->name()).second) TP_RETURN_IF_ERROR(p->warm_up(options.target));
+  }
+  size_t distinct = 0;
+  std::set<std::string> keys;
+  for (const Step& s : steps)
+    if (s.kind == Step::Kind::kKernel) keys.insert(s.info.workload);
+  const size_t total = keys.size();
+  for (Step& s : steps) {
+    if (s.kind == Step::Kind::kLayout) continue;
+    if (reference) {
+      s.info.provider = "reference";
+      s.info.source = ConfigSource::kReference;
+      ++kernel_steps;
+      continue;
+    }
+    const ir::Workload& w = s.workload;
+    const std::string key = w.key();
+    auto found = chosen.find(key);
+    if (found == chosen.end()) {
+      ++distinct;
+      std::optional<ChosenConfig> pick;
+      if (options.policy == ConfigPolicy::kDatabase && options.store != nullptr) {
+        TP_ASSIGN_OR_RETURN(pick, database_config(*options.store, w, options.device_key, options.target));
+        if (pick) {
+          Result<std::unique_ptr<kernels::Kernel>> k = compile(w, pick->config);
+          if (!k.ok()) {
+            say("warning: the stored config of " + key + " does not compile here (" + k.status().message() +
+                "); using a default");
+            pick.reset();
+          }
+        }
+      }
+      if (!pick) {
+        std::vector<kernels::Config> candidates;
+        const bool use_onednn = options.policy != ConfigPolicy::kHalideDefault;
+        const bool use_halide = options.policy != ConfigPolicy::kOnednn;
+        if (use_onednn && onednn.ok() && (*onednn)->supports(w)) candidates.push_back((*onednn)->default_config(w));
+        if ((use_halide || candidates.empty()) && halide.ok() && (*halide)->supports(w))
+          candidates.push_back((*halide)->default_config(w));
+        if (candidates.empty())
+          return Status::Unsupported("node '" + s.info.name + "': no kernel provider supports " + key);
+        size_t best = 0;
+        if (candidates.size() > 1) {
+          double best_s = INFINITY;
+          for (size_t i = 0; i < candidates.size(); ++i) {
+            TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, compile(w, candidates[i]));
+            TP_ASSIGN_OR_RETURN(double t, quick_time(*k, w));
+            if (t < best_s) best_s = t, best = i;
+          }
+        }
+        pick = ChosenConfig{candidates[best], ConfigSource::kDefault, "", 0};
+      }
+      say("[" + std::to_string(distinct) + "/" + std::to_string(total) + "] " + std::string(ir::op_name(w.op)) +
+          ": " + pick->config.provider + " (" + std::string(source_name(pick->source)) +
+          (pick->device.empty() ? "" : " on " + pick->device) + ")");
+      found = chosen.emplace(key, *pick).first;
+    }
+    const ChosenConfig& c = found->second;
+    TP_ASSIGN_OR_RETURN(s.kernel, compile(w, c.config));
+    s.info.provider = c.config.provider;
+    s.info.source = c.source;
+    s.info.device = c.device;
+    s.info.config = c.config.knobs;
+    ++kernel_steps;
+  }
+  return Status::Ok();
+}
+
+Status Executor::Impl::plan_memory_and_bind() {
+  const ir::Graph& g = graph;
+  const size_t num_values = g.values().size();
+  std::vector<NodeId> producer_step_kind(num_values, -1);
+  // Values that are views of another value: (parent, byte offset).
+  std::vector<std::optional<std::pair<ValueId, int64_t>>> view_of(num_values);
+  std::vector<bool> written(num_values, false);  // written by a step (may be placed in a concat)
+  std::vector<bool> zero_copy_concat(steps.size(), false);
+
+  for (const Step& s : steps)
+    if (s.kind != Step::Kind::kLayout)
+      for (ValueId v : s.out) written[v] = true;
+  // Layout steps: reshape / flatten always, split with one outer block: views of their input.
+  for (Step& s : steps) {
+    if (s.kind != Step::Kind::kLayout) continue;
+    const ValueId in = s.in[0].value;
+    if (is_alias_layout(s.op)) {
+      view_of[s.out[0]] = {{in, 0}};
+    } else if (s.op == OpKind::kSplit) {
+      const ir::TensorType& t = g.type(in);
+      int64_t axis = s.attrs.get_int("axis", 0);
+      if (axis < 0) axis += t.rank();
+      if (outer_extent(t.shape, axis) == 1) {
+        int64_t at = 0;
+        for (ValueId o : s.out) {
+          view_of[o] = {{in, at}};
+          at += g.type(o).num_bytes();
+        }
+      } else {
+        for (ValueId o : s.out) written[o] = true;
+      }
+    } else if (s.op != OpKind::kConcat) {
+      for (ValueId o : s.out) written[o] = true;
+    }
+  }
+  // Concats, outermost first: when every input is written by a step of its own, the inputs become
+  // views of the output, and the concat moves nothing.
+  std::vector<bool> placed(num_values, false);
+  for (size_t i = steps.size(); i-- > 0;) {
+    Step& s = steps[i];
+    if (s.kind != Step::Kind::kLayout || s.op != OpKind::kConcat) continue;
+    const ir::TensorType& t = g.type(s.out[0]);
+    int64_t axis = s.attrs.get_int("axis", 1);
+    if (axis < 0) axis += t.rank();
+    bool ok = outer_extent(t.shape, axis) == 1;
+    std::set<ValueId> seen;
+    for (const TensorRef& r : s.in) {
+      const ValueId v = r.value;
+      const bool concat_output = g.value(v).kind == ir::ValueKind::kNodeOutput &&
+                                 g.node(g.value(v).producer).op == OpKind::kConcat;
+      ok = ok && (written[v] || concat_output) && !placed[v] && !view_of[v] && seen.insert(v).second &&
+           g.value(v).kind == ir::ValueKind::kNodeOutput;
+    }
+    if (ok) {
+      int64_t at = 0;
+      for (const TensorRef& r : s.in) {
+        view_of[r.value] = {{s.out[0], at}};
+        placed[r.value] = true;
+        at += g.type(r.value).num_bytes();
+      }
+      zero_copy_concat[i] = true;
+    } else {
+      written[s.out[0]] = true;
+    }
+  }
+  // Every value resolves to a storage root and an offset.
+  std::vector<Storage> storages;
+  std::vector<int> root(num_values, -1);
+  std::vector<int64_t> offset(num_values, 0);
+  std::vector<bool> resolving(num_values, false);
+  std::function<Status(ValueId)> resolve = [&](ValueId v) -> Status {
+    if (root[v] >= 0) return Status::Ok();
+    if (resolving[v]) return Status::Internal("view cycle at value '" + g.value(v).name + "'");
+    resolving[v] = true;
+    if (view_of[v]) {
+      TP_RETURN_IF_ERROR(resolve(view_of[v]->first));
+      root[v] = root[view_of[v]->first];
+      offset[v] = offset[view_of[v]->first] + view_of[v]->second;
+    } else if (g.is_constant(v)) {
+      Storage st;
+      st.external = true;
+      st.ptr = constants[v] ? constants[v]->bytes() : nullptr;
+      st.bytes = g.type(v).num_bytes();
+      root[v] = static_cast<int>(storages.size());
+      storages.push_back(st);
+    } else {
+      Storage st;
+      st.bytes = g.type(v).num_bytes();
+      root[v] = static_cast<int>(storages.size());
+      storages.push_back(st);
+    }
+    return Status::Ok();
+  };
+  for (size_t v = 0; v < num_values; ++v)
+    if (g.values()[v].type) TP_RETURN_IF_ERROR(resolve(static_cast<ValueId>(v)));
+
+  // Lifetimes over the steps that run (views and zero-copy concats are no steps).
+  std::vector<Step> kept;
+  std::vector<StepInfo> kept_info;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    Step& s = steps[i];
+    const bool view_step =
+        s.kind == Step::Kind::kLayout &&
+        (zero_copy_concat[i] || std::all_of(s.out.begin(), s.out.end(), [&](ValueId o) { return view_of[o].has_value(); }));
+    if (view_step) continue;
+    kept.push_back(std::move(s));
+  }
+  steps = std::move(kept);
+  const int last = std::max<int>(static_cast<int>(steps.size()) - 1, 0);
+  auto touch = [&](ValueId v, int step) {
+    Storage& st = storages[root[v]];
+    st.first = st.first < 0 ? step : std::min(st.first, step);
+    st.last = std::max(st.last, step);
+  };
+  for (ValueId v : g.inputs()) {
+    touch(v, 0);
+    touch(v, last);
+  }
+  for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
+    for (const TensorRef& r : steps[i].in)
+      if (r.value >= 0) touch(r.value, i);
+    for (ValueId v : steps[i].out) touch(v, i);
+  }
+  for (ValueId v : g.outputs()) {
+    touch(v, storages[root[v]].first < 0 ? 0 : storages[root[v]].first);
+    touch(v, last);
+  }
+  std::vector<BufferLifetime> lifetimes;
+  std::vector<int> buffer_of(storages.size(), -1);
+  for (size_t i = 0; i < storages.size(); ++i) {
+    if (storages[i].external || storages[i].first < 0) continue;
+    buffer_of[i] = static_cast<int>(lifetimes.size());
+    lifetimes.push_back({storages[i].bytes, storages[i].first, storages[i].last});
+  }
+  plan = plan_memory(lifetimes);
+  std::byte* base = static_cast<std::byte*>(std::aligned_alloc(64, std::max<int64_t>(plan.arena_bytes, 64)));
+  if (base == nullptr) return Status::IoError("cannot allocate the " + std::to_string(plan.arena_bytes) +
+                                                        "-byte activation arena");
+  std::memset(base, 0, plan.arena_bytes);
+  arena.reset(base);
+  views.resize(num_values);
+  for (size_t v = 0; v < num_values; ++v) {
+    if (!g.values()[v].type) continue;
+    const Storage& st = storages[root[v]];
+    std::byte* p = nullptr;
+    if (st.external) p = st.ptr;
+    else if (buffer_of[root[v]] >= 0) p = base + plan.offsets[buffer_of[root[v]]];
+    if (p == nullptr) continue;  // neither read nor written by any step
+    views[v] = std::make_unique<HostTensor>(HostTensor::view(*g.values()[v].type, p + offset[v]));
+  }
+  for (Step& s : steps) {
+    for (const TensorRef& r : s.in) {
+      const HostTensor* t = r.owned >= 0 ? owned[r.owned].get() : views[r.value].get();
+      if (t == nullptr) return Status::Internal("step '" + s.info.name + "' reads a value with no memory");
+      s.inputs.push_back(t);
+    }
+    for (ValueId v : s.out) s.outputs.push_back(views[v].get());
+    infos.push_back(s.info);
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<Executor>> Executor::load(const ir::Graph& graph, const ExecutorOptions& options) {
+  if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->graph = graph;
+  ir::Graph& g = impl->graph;
+  TP_RETURN_IF_ERROR(g.validate());
+  for (ValueId v : g.inputs())
+    if (g.type(v).dtype != ir::DType::kFloat32)
+      return Status::Unsupported("graph input '" + g.value(v).name + "' is " + g.type(v).to_string() +
+                                 "; only float32 inputs are supported");
+  for (ValueId v : g.outputs())
+    if (g.type(v).dtype != ir::DType::kFloat32)
+      return Status::Unsupported("graph output '" + g.value(v).name + "' is " + g.type(v).to_string() +
+                                 "; only float32 outputs are supported");
+  TP_ASSIGN_OR_RETURN(impl->constants, load_constants(g, options.seed));
+  TP_RETURN_IF_ERROR(impl->build_steps());
+  TP_RETURN_IF_ERROR(impl->choose_and_compile());
+  TP_RETURN_IF_ERROR(impl->plan_memory_and_bind());
+  std::unique_ptr<Executor> e(new Executor(std::move(impl)));
+  for (ValueId v : g.inputs()) {
+    e->inputs_.push_back(e->impl_->views[v].get());
+    e->input_names_.push_back(g.value(v).name);
+  }
+  for (ValueId v : g.outputs()) {
+    e->outputs_.push_back(e->impl_->views[v].get());
+    e->output_names_.push_back(g.value(v).name);
+  }
+  for (size_t i = 0; i < e->inputs_.size(); ++i)
+    if (e->inputs_[i] == nullptr) return Status::Internal("graph input '" + e->input_names_[i] + "' has no memory");
+  for (size_t i = 0; i < e->outputs_.size(); ++i)
+    if (e->outputs_[i] == nullptr) return Status::Internal("graph output '" + e->output_names_[i] + "' has no memory");
+  e->impl_->say("warming up (packing weights)");
+  TP_RETURN_IF_ERROR(e->run());
+  return e;
+}
+
+Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executor::~Executor() = default;
+
+namespace {
+
+Status run_step(Step& s) {
+  switch (s.kind) {
+    case Step::Kind::kKernel: return s.kernel->run(s.inputs, *s.outputs[0]);
+    case Step::Kind::kReference: return kernels::run_reference(s.workload, s.inputs, *s.outputs[0]);
+    case Step::Kind::kLayout: return run_layout_op(s.op, s.attrs, s.inputs, s.outputs);
+  }
+  return Status::Internal("unknown step kind");
+}
+
+}  // namespace
+
+Status Executor::run() {
+  for (Step& s : impl_->steps) {
+    Status st = run_step(s);
+    if (!st.ok()) return st.WithContext("step '" + s.info.name + "' (" + s.info.op + ")");
+  }
+  return Status::Ok();
+}
+
+Status Executor::run_timed(std::vector<double>& step_seconds) {
+  step_seconds.resize(impl_->steps.size(), 0.0);
+  for (size_t i = 0; i < impl_->steps.size(); ++i) {
+    Step& s = impl_->steps[i];
+    const double t0 = now_s();
+    Status st = run_step(s);
+    step_seconds[i] += now_s() - t0;
+    if (!st.ok()) return st.WithContext("step '" + s.info.name + "' (" + s.info.op + ")");
+  }
+  return Status::Ok();
+}
+
+const std::vector<StepInfo>& Executor::steps() const { return impl_->infos; }
+int64_t Executor::arena_bytes() const { return impl_->plan.arena_bytes; }
+int64_t Executor::naive_bytes() const { return impl_->plan.naive_bytes; }
+int Executor::compiled_kernels() const { return impl_->compiles; }
+int Executor::kernel_steps() const { return impl_->kernel_steps; }
+
+}  // namespace tensorperf::runtime

@@ -1,0 +1,90 @@
+// The graph executor: runs a whole model (zoo or ONNX) on this machine with the best known config of
+// each fused operator, as TVM's graph executor does after apply_history_best.
+//
+// load() plans once: it fuses the graph into workloads (ir::fuse_graph), chooses each workload's
+// config (config_choice.h), compiles each distinct (workload, config) once and gives every node
+// that runs it an instance of its own (kernels::Kernel::new_instance), folds batch norms into the
+// preceding convolution's weights and bias, sums bias adds, turns reshape and flatten (and split or
+// concat along an axis with one outer block) into views instead of copies, so a concat's producers
+// write straight into their slice, plans every activation into one arena by liveness
+// (memory_plan.h), and runs once to pack the weights. run() then executes the steps in order with
+// no allocation of its own.
+//
+// Not thread-safe: one run at a time per Executor.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "db/record_store.h"
+#include "ir/graph.h"
+#include "kernels/host_tensor.h"
+#include "runtime/config_choice.h"
+
+namespace tensorperf::runtime {
+
+struct ExecutorOptions {
+  ConfigPolicy policy = ConfigPolicy::kDatabase;
+  db::RecordStore* store = nullptr;  // where kDatabase looks for configs; null: defaults only
+  std::string device_key;            // whose records count as tuned here (measure::Device::key())
+  std::string target = "host";       // compile target: "host" or a Halide target string
+  int threads = 1;                   // threads of every kernel
+  uint64_t seed = 0;                 // random data of constants that have no data (zoo weights)
+  std::function<void(std::string_view)> progress;  // one line per phase or compile; may be empty
+};
+
+// One step of a run: a fused operator (a kernel), a reference node, or a layout copy.
+struct StepInfo {
+  std::string name;      // the graph node it starts at
+  std::string op;        // op kind of the anchor, e.g. "conv2d"; layout copies: "concat", ...
+  std::string workload;  // workload key; empty for layout copies
+  std::string provider;  // "halide", "onednn", "reference", "layout"
+  ConfigSource source = ConfigSource::kDefault;
+  std::string device;  // where the config was measured (tuned / closest); empty for defaults
+  nlohmann::json config = nlohmann::json::object();
+};
+
+class Executor {
+ public:
+  // Errors: an op no provider supports or a dtype other than float32 at a kernel (Unsupported,
+  // naming node and op); a graph that fails validation; a kernel that does not compile.
+  static Result<std::unique_ptr<Executor>> load(const ir::Graph& g, const ExecutorOptions& options);
+  ~Executor();
+
+  size_t num_inputs() const { return inputs_.size(); }
+  const std::string& input_name(size_t i) const { return input_names_.at(i); }
+  // The graph input's memory: write the input here before run(); it persists across runs.
+  kernels::HostTensor& input(size_t i) { return *inputs_.at(i); }
+  size_t num_outputs() const { return outputs_.size(); }
+  const std::string& output_name(size_t i) const { return output_names_.at(i); }
+  // Valid after run() until the next run().
+  const kernels::HostTensor& output(size_t i) const { return *outputs_.at(i); }
+
+  Status run();
+  // run() with each step timed: adds each step's seconds to step_seconds (resized to steps()).
+  Status run_timed(std::vector<double>& step_seconds);
+
+  const std::vector<StepInfo>& steps() const;
+  int64_t arena_bytes() const;  // peak activation memory (the arena, graph inputs included)
+  int64_t naive_bytes() const;  // every activation in a buffer of its own
+  int compiled_kernels() const;  // distinct (workload, config) compiles
+  int kernel_steps() const;      // steps that run a kernel (instances)
+
+  struct Impl;
+
+ private:
+  explicit Executor(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  std::vector<kernels::HostTensor*> inputs_;
+  std::vector<const kernels::HostTensor*> outputs_;
+  std::vector<std::string> input_names_, output_names_;
+};
+
+}  // namespace tensorperf::runtime
