@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -83,6 +84,20 @@ void run_model(const RunOptions& o) {
       throw CommandFailed("--output " + file + ": use a .npy or .pb file", kExitUsage);
   }
   ir::Graph g = o.source.load();
+  // Input files are read and checked against the graph before anything compiles.
+  std::vector<std::string> input_names;
+  for (ir::ValueId v : g.inputs()) input_names.push_back(g.value(v).name);
+  std::vector<std::optional<ir::TensorData>> given(input_names.size());
+  for (const std::string& b : o.inputs) {
+    auto [name, file] = split_binding(b);
+    const size_t i = find_named("input", name, input_names.size(), [&](size_t k) -> const std::string& { return input_names[k]; });
+    ir::TensorData t = check(runtime::read_tensor_file(file));
+    const ir::TensorType& want = g.type(g.inputs()[i]);
+    if (!(t.type == want))
+      throw CommandFailed("input '" + input_names[i] + "': " + file + " holds " + t.type.to_string() +
+                          "; the model takes " + want.to_string());
+    given[i] = std::move(t);
+  }
   measure::DeviceOptions device_options;
   device_options.threads = o.threads > 0 ? o.threads : static_cast<int>(measure::pinned_cpus(1 << 16).size());
   device_options.isa = o.isa;
@@ -113,22 +128,11 @@ void run_model(const RunOptions& o) {
   };
   std::unique_ptr<runtime::Executor> ex = check(runtime::Executor::load(g, eo));
 
-  // Inputs: the given files, else seeded random data.
-  std::vector<bool> given(ex->num_inputs(), false);
-  for (const std::string& b : o.inputs) {
-    auto [name, file] = split_binding(b);
-    const size_t i = find_named("input", name, ex->num_inputs(), [&](size_t k) -> const std::string& { return ex->input_name(k); });
-    ir::TensorData t = check(runtime::read_tensor_file(file));
-    kernels::HostTensor& dst = ex->input(i);
-    if (!(t.type == dst.type()))
-      throw CommandFailed("input '" + ex->input_name(i) + "': " + file + " holds " + t.type.to_string() +
-                          "; the model takes " + dst.type().to_string());
-    std::copy(t.bytes.begin(), t.bytes.end(), dst.bytes());
-    given[i] = true;
-  }
   std::mt19937_64 rng(o.seed ^ 0x5eedULL);
-  for (size_t i = 0; i < ex->num_inputs(); ++i)
-    if (!given[i]) ex->input(i).fill_random(rng);
+  for (size_t i = 0; i < ex->num_inputs(); ++i) {
+    if (given[i]) std::copy(given[i]->bytes.begin(), given[i]->bytes.end(), ex->input(i).bytes());
+    else ex->input(i).fill_random(rng);
+  }
 
   // Latency: whole runs; then per-step times from separately timed runs.
   std::vector<double> runs;

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/tensor_file.h"
+
 namespace {
 
 struct CmdResult {
@@ -274,6 +276,62 @@ TEST_F(DbFiles, AFileWhoseEveryLineIsMalformedFailsTheImport) {
   CmdResult r = tensorperf("db import --db " + db_ + " " + path("bad.log"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no record"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(BadOnnx, RunPrintsTheDocumentedJsonAndWritesTheOutput) {
+  const std::string out = file("run_out.npy");
+  CmdResult r = tensorperf("run --onnx " + file("ok.onnx") + " --configs onednn --repeat 3 --threads 1 --json --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"model", "batch", "threads", "device", "latency_ms", "peak_activation_bytes", "coverage", "ops"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"p50", "p90", "min"}) EXPECT_GT(j["latency_ms"][key].get<double>(), 0) << key;
+  EXPECT_LE(j["latency_ms"]["min"].get<double>(), j["latency_ms"]["p50"].get<double>());
+  EXPECT_EQ(j["coverage"]["default"].get<int>(), 1);
+  EXPECT_EQ(j["coverage"]["tuned"].get<int>(), 0);
+  ASSERT_EQ(j["ops"].size(), 1u);
+  EXPECT_EQ(j["ops"][0]["provider"], "onednn");
+  EXPECT_EQ(j["ops"][0]["source"], "default");
+  ASSERT_TRUE(std::filesystem::exists(out));
+  const std::string check = "/usr/bin/python3 -c \"import numpy as np; a = np.load('" + out +
+                            "'); assert a.dtype == np.float32 and a.ndim == 4 and np.isfinite(a).all() and abs(a).max() > 0\"";
+  EXPECT_EQ(std::system(check.c_str()), 0);
+}
+
+TEST_F(BadOnnx, RunRefusesBadInputsWithOneLineAndWritesNothing) {
+  tensorperf::ir::TensorData wrong;
+  wrong.type = tensorperf::ir::TensorType{{1, 3, 4, 4}, tensorperf::ir::DType::kFloat32};
+  wrong.bytes.resize(wrong.type.num_bytes());
+  ASSERT_TRUE(tensorperf::runtime::write_tensor_file(file("wrong.npy"), wrong).ok());
+  const std::string out = file("never.npy");
+  struct Case {
+    std::string args;
+    std::vector<std::string> mentions;
+  };
+  const std::vector<Case> cases = {
+      {"--input " + file("wrong.npy"), {"'x'", "float32[1,3,4,4]", "float32[1,3,8,8]"}},
+      {"--input y=" + file("wrong.npy"), {"no input 'y'"}},
+      {"--input " + file("absent.npy"), {"absent.npy"}},
+      {"--configs fastest", {"fastest"}},
+      {"--db " + file("no_such.db"), {"no_such.db"}},
+  };
+  for (const Case& c : cases) {
+    CmdResult r = tensorperf("run --onnx " + file("ok.onnx") + " --repeat 1 --threads 1 --output " + out + " " + c.args);
+    EXPECT_NE(r.exit_code, 0) << c.args;
+    EXPECT_LT(r.exit_code, 3) << c.args << " (crashed?) " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << c.args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("tensorperf: error: ", 0), 0u) << r.err;
+    for (const auto& m : c.mentions) EXPECT_NE(r.err.find(m), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << c.args;
+  }
+  CmdResult unsupported = tensorperf("run --onnx " + file("unsupported_op.onnx") + " --output " + out);
+  EXPECT_EQ(unsupported.exit_code, 1);
+  EXPECT_NE(unsupported.err.find("Hardmax"), std::string::npos) << unsupported.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 }  // namespace

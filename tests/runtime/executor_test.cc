@@ -1,0 +1,242 @@
+// Whole models through the executor: fused kernels (oneDNN, Halide, configs from a store) against
+// the unfused reference path, compile sharing, the memory plan, concat without copies and where
+// each config comes from.
+#include "runtime/executor.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "db/record_store.h"
+#include "ir/models/zoo.h"
+#include "kernels/provider.h"
+#include "measure/device.h"
+#include "measure/record.h"
+
+namespace tensorperf::runtime {
+namespace {
+
+// Every executor in this process compiles for one target (oneDNN fixes its ISA once per process).
+const measure::Device& device() {
+  static const measure::Device d = [] {
+    measure::DeviceOptions o;
+    o.threads = 1;
+    Result<measure::Device> r = measure::detect_device(o);
+    if (!r.ok()) throw std::runtime_error(r.status().message());
+    return *r;
+  }();
+  return d;
+}
+
+ExecutorOptions options(ConfigPolicy p, db::RecordStore* store = nullptr) {
+  ExecutorOptions o;
+  o.policy = p;
+  o.store = store;
+  o.device_key = device().key();
+  o.target = device().target;
+  o.threads = 1;
+  o.seed = 3;
+  return o;
+}
+
+std::unique_ptr<Executor> load(const ir::Graph& g, const ExecutorOptions& o) {
+  Result<std::unique_ptr<Executor>> e = Executor::load(g, o);
+  if (!e.ok()) throw std::runtime_error(e.status().message());
+  return std::move(*e);
+}
+
+// Runs with seeded random inputs; returns the first output.
+std::vector<float> run(Executor& e, uint64_t seed = 11) {
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < e.num_inputs(); ++i) e.input(i).fill_random(rng);
+  Status s = e.run();
+  if (!s.ok()) throw std::runtime_error(s.message());
+  const kernels::HostTensor& out = e.output(0);
+  return std::vector<float>(out.f32(), out.f32() + out.num_elements());
+}
+
+// max |a - b| / max |b|.
+double relative_error(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) return INFINITY;
+    diff = std::max(diff, static_cast<double>(std::abs(a[i] - b[i])));
+    scale = std::max(scale, static_cast<double>(std::abs(b[i])));
+  }
+  return diff / std::max(scale, 1e-30);
+}
+
+struct ZooCase {
+  std::string model;
+  int64_t image_size;
+  int64_t batch;
+};
+std::ostream& operator<<(std::ostream& os, const ZooCase& c) { return os << c.model; }
+
+class ZooModels : public ::testing::TestWithParam<ZooCase> {};
+
+// oneDNN's kernels with batch norms folded, biases summed, epilogues fused and views for layout ops
+// compute what the reference kernels compute node by node.
+TEST_P(ZooModels, FusedKernelsMatchTheUnfusedReferencePath) {
+  ir::ModelOptions mo;
+  mo.image_size = GetParam().image_size;
+  mo.batch = GetParam().batch;
+  mo.seq_len = 16;
+  Result<ir::Graph> g = ir::build_model(GetParam().model, mo);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  auto fused = load(*g, options(ConfigPolicy::kOnednn));
+  auto reference = load(*g, options(ConfigPolicy::kReference));
+  const std::vector<float> want = run(*reference);
+  const std::vector<float> got = run(*fused);
+  EXPECT_LE(relative_error(got, want), 1e-3) << GetParam().model;
+  EXPECT_GT(*std::max_element(want.begin(), want.end()), 0.0f);  // not all zero: the path computes something
+  EXPECT_LT(fused->kernel_steps(), reference->kernel_steps()) << "nothing was fused";
+}
+
+INSTANTIATE_TEST_SUITE_P(Runtime, ZooModels,
+                         ::testing::Values(ZooCase{"resnet18", 64, 1}, ZooCase{"resnet50", 64, 1},
+                                           ZooCase{"vgg16", 224, 1}, ZooCase{"inception_v3", 75, 1},
+                                           ZooCase{"squeezenet1_1", 64, 2}, ZooCase{"mobilenet_v2", 64, 1},
+                                           ZooCase{"nasnet_a_mobile", 64, 1}, ZooCase{"randwire", 64, 1},
+                                           ZooCase{"bert_base", 0, 1}),
+                         [](const auto& info) { return info.param.model; });
+
+TEST(Executor, HalideDefaultsMatchTheReferencePath) {
+  Result<ir::Graph> g = ir::build_model("squeezenet1_1", {1, 64});
+  ASSERT_TRUE(g.ok());
+  auto halide = load(*g, options(ConfigPolicy::kHalideDefault));
+  for (const StepInfo& s : halide->steps())
+    if (!s.workload.empty()) EXPECT_EQ(s.provider, "halide") << s.workload;
+  auto reference = load(*g, options(ConfigPolicy::kReference));
+  EXPECT_LE(relative_error(run(*halide), run(*reference)), 1e-3);
+}
+
+TEST(Executor, EachWorkloadCompilesOnceAndEveryNodeRunsItsOwnInstance) {
+  Result<ir::Graph> g = ir::build_model("resnet18");
+  ASSERT_TRUE(g.ok());
+  auto e = load(*g, options(ConfigPolicy::kOnednn));
+  std::set<std::string> distinct;
+  int kernel_steps = 0;
+  for (const StepInfo& s : e->steps())
+    if (!s.workload.empty()) distinct.insert(s.workload), ++kernel_steps;
+  EXPECT_EQ(e->compiled_kernels(), static_cast<int>(distinct.size()));
+  EXPECT_EQ(e->kernel_steps(), kernel_steps);
+  EXPECT_LT(e->compiled_kernels(), e->kernel_steps());
+  // Shared code, own weights: running twice gives the same output (no instance packed another's weights).
+  const std::vector<float> first = run(*e);
+  EXPECT_EQ(run(*e), first);
+  auto reference = load(*g, options(ConfigPolicy::kReference));
+  EXPECT_LE(relative_error(first, run(*reference)), 1e-3);
+}
+
+TEST(Executor, PeakActivationMemoryIsAtMostHalfTheNaiveSum) {
+  for (const std::string model : {"resnet18", "resnet50", "mobilenet_v2", "inception_v3", "squeezenet1_1"}) {
+    Result<ir::Graph> g = ir::build_model(model);
+    ASSERT_TRUE(g.ok());
+    auto e = load(*g, options(ConfigPolicy::kOnednn));
+    EXPECT_GT(e->arena_bytes(), 0);
+    EXPECT_LE(e->arena_bytes() * 2, e->naive_bytes()) << model;
+  }
+}
+
+TEST(Executor, ConcatProducersWriteIntoTheirSliceWhenTheAxisHasOneOuterBlock) {
+  for (int64_t batch : {1, 2}) {
+    Result<ir::Graph> g = ir::build_model("squeezenet1_1", {batch, 64});
+    ASSERT_TRUE(g.ok());
+    auto e = load(*g, options(ConfigPolicy::kOnednn));
+    const auto copies = std::count_if(e->steps().begin(), e->steps().end(),
+                                      [](const StepInfo& s) { return s.provider == "layout" && s.op == "concat"; });
+    if (batch == 1) EXPECT_EQ(copies, 0) << "batch 1: every fire module's concat is a view";
+    else EXPECT_EQ(copies, 8) << "batch 2: channel slices are not contiguous, so concats copy";
+    auto reference = load(*g, options(ConfigPolicy::kReference));
+    EXPECT_LE(relative_error(run(*e), run(*reference)), 1e-3) << "batch " << batch;
+  }
+}
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() / ("tp_executor_" + std::to_string(::getpid()) + ".db")).string();
+    Result<std::unique_ptr<db::RecordStore>> s = db::open_store(path_, db::OpenMode::kCreate);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(*s);
+  }
+  void TearDown() override {
+    store_.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
+  }
+  void add(const ir::Workload& w, const std::string& device_key, const kernels::Config& c, double seconds) {
+    measure::Record r;
+    r.workload_key = w.key();
+    r.device_key = device_key;
+    r.target = device().target;
+    r.provider = c.provider;
+    r.config = c.knobs;
+    r.costs = {seconds};
+    r.timestamp = 1;
+    ASSERT_TRUE(db::add_record(*store_, r).ok());
+  }
+  std::string path_;
+  std::unique_ptr<db::RecordStore> store_;
+};
+
+TEST_F(StoreTest, ConfigsComeFromThisDeviceThenTheClosestDeviceThenDefaults) {
+  Result<ir::Graph> g = ir::build_model("squeezenet1_1", {1, 64});
+  ASSERT_TRUE(g.ok());
+  auto plain = load(*g, options(ConfigPolicy::kOnednn));
+  // Two conv workloads: the first tuned here (a Halide config), the second on another CPU with the
+  // same compile target.
+  std::vector<std::string> keys;
+  for (const StepInfo& s : plain->steps())
+    if (s.op == "conv2d" && std::find(keys.begin(), keys.end(), s.workload) == keys.end()) keys.push_back(s.workload);
+  ASSERT_GE(keys.size(), 2u);
+  const kernels::Provider* halide = *kernels::find_provider("halide");
+  Result<ir::Workload> w0 = ir::parse_workload_key(keys[0]);
+  Result<ir::Workload> w1 = ir::parse_workload_key(keys[1]);
+  ASSERT_TRUE(w0.ok() && w1.ok());
+  add(*w0, device().key(), halide->default_config(*w0), 1e-3);
+  add(*w1, "x86_64-some-other-cpu-t1", halide->default_config(*w1), 1e-3);
+  auto e = load(*g, options(ConfigPolicy::kDatabase, store_.get()));
+  int tuned = 0, closest = 0, defaults = 0;
+  for (const StepInfo& s : e->steps()) {
+    if (s.workload.empty()) continue;
+    if (s.workload == keys[0]) {
+      EXPECT_EQ(s.source, ConfigSource::kTuned);
+      EXPECT_EQ(s.provider, "halide");
+      ++tuned;
+    } else if (s.workload == keys[1]) {
+      EXPECT_EQ(s.source, ConfigSource::kClosestDevice);
+      EXPECT_EQ(s.device, "x86_64-some-other-cpu-t1");
+      ++closest;
+    } else {
+      EXPECT_EQ(s.source, ConfigSource::kDefault);
+      ++defaults;
+    }
+  }
+  EXPECT_GE(tuned, 1);
+  EXPECT_GE(closest, 1);
+  EXPECT_GE(defaults, 1);
+  auto reference = load(*g, options(ConfigPolicy::kReference));
+  EXPECT_LE(relative_error(run(*e), run(*reference)), 1e-3);
+}
+
+TEST(Executor, UnsupportedDtypesAreOneLineErrors) {
+  ir::Graph g("ints");
+  ir::ValueId x = g.add_input("x", ir::TensorType{{4}, ir::DType::kInt64});
+  Result<ir::ValueId> y = g.add_op(ir::OpKind::kRelu, "r", {x});
+  ASSERT_TRUE(y.ok());
+  g.mark_output(*y);
+  Result<std::unique_ptr<Executor>> e = Executor::load(g, options(ConfigPolicy::kOnednn));
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(e.status().message().find("'x'"), std::string::npos) << e.status().message();
+}
+
+}  // namespace
+}  // namespace tensorperf::runtime
