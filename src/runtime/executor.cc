@@ -325,6 +325,19 @@ Status Executor::Impl::choose_and_compile() {
             say("warning: the stored config of " + key + " does not compile here (" + k.status().message() +
                 "); using a default");
             pick.reset();
+          } else if (options.check_stored_configs && onednn.ok() && pick->config.provider != "onednn" &&
+                     (*onednn)->supports(w)) {
+            // Records age: a provider may have improved since, and a closest device's best may not be
+            // this one's. The stored config runs only when it beats oneDNN's default here.
+            const kernels::Config fallback = (*onednn)->default_config(w);
+            TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> d, compile(w, fallback));
+            TP_ASSIGN_OR_RETURN(double stored_s, quick_time(**k, w));
+            TP_ASSIGN_OR_RETURN(double default_s, quick_time(*d, w));
+            if (default_s < stored_s) {
+              say("note: the " + std::string(source_name(pick->source)) + " config of " + key + " (" +
+                  pick->config.provider + ") runs slower here than oneDNN's default; using the default");
+              pick = ChosenConfig{fallback, ConfigSource::kDefault, "", 0};
+            }
           }
         }
       }

@@ -37,6 +37,8 @@ struct ExecutorOptions {
   std::string target = "host";       // compile target: "host" or a Halide target string
   int threads = 1;                   // threads of every kernel
   uint64_t seed = 0;                 // random data of constants that have no data (zoo weights)
+  // kDatabase: time a stored non-oneDNN config against oneDNN's default at load and keep the faster.
+  bool check_stored_configs = true;
   std::function<void(std::string_view)> progress;  // one line per phase or compile; may be empty
 };
 

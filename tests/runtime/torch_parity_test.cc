@@ -22,6 +22,8 @@ struct TorchCase {
   ConfigPolicy policy;
 };
 
+std::ostream& operator<<(std::ostream& os, const TorchCase& c) { return os << c.model; }
+
 class TorchParity : public ::testing::TestWithParam<TorchCase> {
  protected:
   void SetUp() override {
