@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "base/atomic_file.h"
+#include "base/read_file.h"
 
 namespace tensorperf::runtime {
 namespace {
@@ -105,12 +106,7 @@ Result<ir::TensorData> read_tensor_file(const std::string& path) {
   if (ends_with(path, ".pb")) return ir::read_onnx_tensor(path);
   if (!ends_with(path, ".npy"))
     return Status::InvalidArgument(path + ": unknown tensor file type (use .npy or an ONNX TensorProto .pb)");
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Status::NotFound(path + ": no such file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Status::IoError(path + ": cannot read: " + std::strerror(errno));
+  TP_ASSIGN_OR_RETURN(std::string bytes, read_file(path));
   return parse_npy(bytes, path);
 }
 

@@ -1,13 +1,10 @@
 #include "ir/onnx/onnx_reader.h"
 
+#include "base/read_file.h"
+
 #include <onnx/onnx_pb.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 
 namespace tensorperf::ir::onnx_import {
 namespace {
@@ -17,15 +14,7 @@ bool is_default_domain(const std::string& domain) { return domain.empty() || dom
 }  // namespace
 
 Result<std::unique_ptr<onnx::ModelProto>> read_onnx_model(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) return Status::NotFound(path + ": no such file");
-  if (std::filesystem::is_directory(status)) return Status::IoError(path + ": is a directory, not an ONNX file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
-
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Status::IoError(path + ": cannot read: " + std::strerror(errno));
+  TP_ASSIGN_OR_RETURN(std::string bytes, read_file(path));
   return parse_onnx_model(bytes, path);
 }
 

@@ -2,23 +2,14 @@
 
 #include <onnx/onnx_pb.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
+#include "base/read_file.h"
 #include "ir/onnx/tensor_proto.h"
 
 namespace tensorperf::ir {
 
 Result<TensorData> read_onnx_tensor(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Status::NotFound(path + ": no such file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Status::IoError(path + ": cannot read: " + std::strerror(errno));
+  TP_ASSIGN_OR_RETURN(std::string bytes, read_file(path));
   onnx::TensorProto proto;
   if (bytes.size() > static_cast<size_t>(INT32_MAX) || !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return Status::Corruption(path + ": not an ONNX TensorProto");
