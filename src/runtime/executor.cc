@@ -12,6 +12,7 @@
 
 #include "ir/task_extraction.h"
 #include "kernels/provider.h"
+#include "measure/timing.h"
 #include "runtime/constants.h"
 #include "runtime/layout_kernels.h"
 #include "runtime/memory_plan.h"
@@ -278,15 +279,13 @@ Result<double> Executor::Impl::quick_time(kernels::Kernel& k, const ir::Workload
   std::vector<const HostTensor*> ptrs;
   for (const HostTensor& t : in) ptrs.push_back(&t);
   HostTensor out(w.output);
-  TP_RETURN_IF_ERROR(k.run(ptrs, out));  // warm-up (packs weights)
-  std::vector<double> times;
-  for (int i = 0; i < 5; ++i) {
-    const double t0 = now_s();
-    TP_RETURN_IF_ERROR(k.run(ptrs, out));
-    times.push_back(now_s() - t0);
-  }
-  std::nth_element(times.begin(), times.begin() + 2, times.end());
-  return times[2];
+  // The measurement protocol's loop, short: one warm-up (packs weights), five timings of >= 2 ms.
+  measure::TimingOptions t;
+  t.repeat = 5;
+  t.min_repeat_ms = 2;
+  TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs([&] { return k.run(ptrs, out); }, t));
+  std::sort(timing.costs.begin(), timing.costs.end());
+  return timing.costs[timing.costs.size() / 2];
 }
 
 Status Executor::Impl::choose_and_compile() {
@@ -380,7 +379,6 @@ Status Executor::Impl::choose_and_compile() {
 Status Executor::Impl::plan_memory_and_bind() {
   const ir::Graph& g = graph;
   const size_t num_values = g.values().size();
-  std::vector<NodeId> producer_step_kind(num_values, -1);
   // Values that are views of another value: (parent, byte offset).
   std::vector<std::optional<std::pair<ValueId, int64_t>>> view_of(num_values);
   std::vector<bool> written(num_values, false);  // written by a step (may be placed in a concat)
@@ -475,7 +473,6 @@ Status Executor::Impl::plan_memory_and_bind() {
 
   // Lifetimes over the steps that run (views and zero-copy concats are no steps).
   std::vector<Step> kept;
-  std::vector<StepInfo> kept_info;
   for (size_t i = 0; i < steps.size(); ++i) {
     Step& s = steps[i];
     const bool view_step =
