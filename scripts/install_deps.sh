@@ -21,6 +21,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev python3-matplotlib
   # test fixtures: ONNX files exported by torch.onnx from torchvision's model definitions
   python3 python3-onnx python3-numpy python3-torch python3-torchvision
+  # ONNX backend conformance data (data/node, data/pytorch-converted, data/pytorch-operator)
+  libonnx-testdata
 )
 
 missing=()

@@ -11,6 +11,7 @@ void register_commands(CLI::App& app) {
       register_profile_command,
       register_tune_command,
       register_run_command,
+      register_optimize_command,
       register_db_command,
   };
   for (Register r : kCommands) r(app);

@@ -16,6 +16,7 @@ void register_graph_command(CLI::App& app);
 void register_profile_command(CLI::App& app);
 void register_tune_command(CLI::App& app);
 void register_run_command(CLI::App& app);
+void register_optimize_command(CLI::App& app);
 void register_db_command(CLI::App& app);
 
 }  // namespace tensorperf::cli

@@ -11,6 +11,8 @@ namespace tensorperf::cli {
 
 inline constexpr int kExitFailure = 1;  // the operation failed (bad input, a missing file, ...)
 inline constexpr int kExitUsage = 2;    // the command line is wrong (CLI11 uses this too)
+inline constexpr int kExitUnsupported = 3;  // the input is valid but uses what tensorperf does not support
+                                            // (an operator, attribute, opset or dtype)
 
 class CommandFailed : public std::runtime_error {
  public:
@@ -22,13 +24,17 @@ class CommandFailed : public std::runtime_error {
   int exit_code_;
 };
 
-// Throws CommandFailed carrying the status message when `s` is not OK.
+inline int exit_code_of(const Status& s) {
+  return s.code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;
+}
+
+// Throws CommandFailed carrying the status message when `s` is not OK (exit 3 for Unsupported).
 inline void check(const Status& s) {
-  if (!s.ok()) throw CommandFailed(s.message());
+  if (!s.ok()) throw CommandFailed(s.message(), exit_code_of(s));
 }
 template <typename T>
 T check(Result<T> r) {
-  if (!r.ok()) throw CommandFailed(r.status().message());
+  if (!r.ok()) throw CommandFailed(r.status().message(), exit_code_of(r.status()));
   return std::move(r).value();
 }
 

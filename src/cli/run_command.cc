@@ -14,6 +14,7 @@
 #include "cli/command.h"
 #include "cli/exit.h"
 #include "cli/model_source.h"
+#include "cli/model_timing.h"
 #include "cli/table.h"
 #include "cli/validators.h"
 #include "db/record_store.h"
@@ -42,11 +43,6 @@ struct RunOptions {
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
-}
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  if (v.empty()) return 0;
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
 }
 
 // "NAME=FILE" or "FILE" (the only input / output).
@@ -135,12 +131,7 @@ void run_model(const RunOptions& o) {
   }
 
   // Latency: whole runs; then per-step times from separately timed runs.
-  std::vector<double> runs;
-  for (int r = 0; r < o.repeat; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    check(ex->run());
-    runs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
+  const Latency latency = time_runs(*ex, o.repeat);
   const int timed_runs = std::max(3, std::min(o.repeat, 10));
   std::vector<std::vector<double>> per_step(ex->steps().size());
   for (int r = 0; r < timed_runs; ++r) {
@@ -161,7 +152,7 @@ void run_model(const RunOptions& o) {
     check(runtime::write_tensor_file(file, d));
   }
 
-  const double p50 = median_of(runs), p90 = percentile(runs, 0.9), min = *std::min_element(runs.begin(), runs.end());
+  const double p50 = latency.p50_s, p90 = latency.p90_s, min = latency.min_s;
   std::vector<double> step_ms;
   double sum_steps = 0;
   for (auto& v : per_step) {
@@ -169,25 +160,12 @@ void run_model(const RunOptions& o) {
     sum_steps += step_ms.back();
   }
   const double overhead_ms = p50 * 1e3 - sum_steps;
-  // Coverage per distinct workload.
-  std::map<std::string, const runtime::StepInfo*> workloads;
-  for (const runtime::StepInfo& s : ex->steps())
-    if (!s.workload.empty()) workloads.emplace(s.workload, &s);
-  int tuned = 0, closest = 0, defaults = 0;
-  std::map<std::string, int> closest_devices;
-  for (const auto& [key, s] : workloads) {
-    if (s->source == runtime::ConfigSource::kTuned) ++tuned;
-    else if (s->source == runtime::ConfigSource::kClosestDevice) ++closest, ++closest_devices[s->device];
-    else ++defaults;
-  }
-  std::string coverage;
-  if (policy == runtime::ConfigPolicy::kReference) {
-    coverage = fmt::format("{} nodes on the reference kernels (nothing fused or tuned)", ex->kernel_steps());
-  } else {
-    coverage = fmt::format("{} of {} workloads tuned on this device", tuned, workloads.size());
-    for (const auto& [dev, n] : closest_devices) coverage += fmt::format(", {} from {}", n, dev);
-    coverage += fmt::format(", {} default", defaults);
-  }
+  const Coverage cov = coverage_of(*ex);
+  const int tuned = cov.tuned, closest = cov.closest, defaults = cov.defaults;
+  const std::string coverage =
+      policy == runtime::ConfigPolicy::kReference
+          ? fmt::format("{} nodes on the reference kernels (nothing fused or tuned)", ex->kernel_steps())
+          : cov.line();
 
   if (o.json) {
     nlohmann::json ops = nlohmann::json::array();
@@ -212,6 +190,7 @@ void run_model(const RunOptions& o) {
                        {"peak_activation_bytes", ex->arena_bytes()},
                        {"naive_activation_bytes", ex->naive_bytes()},
                        {"compiled_kernels", ex->compiled_kernels()},
+                       {"native_layout_values", ex->native_layout_values()},
                        {"coverage", {{"tuned", tuned}, {"closest_device", closest}, {"default", defaults}}},
                        {"ops", ops}};
     std::puts(out.dump(2).c_str());
@@ -256,6 +235,8 @@ void run_model(const RunOptions& o) {
   std::printf("peak activation memory  %s (naive: %s, %.0f%%)\n", mib(ex->arena_bytes()).c_str(),
               mib(ex->naive_bytes()).c_str(),
               ex->naive_bytes() > 0 ? 100.0 * static_cast<double>(ex->arena_bytes()) / static_cast<double>(ex->naive_bytes()) : 0.0);
+  std::printf("layouts  %d activations stay in their kernels' own layout (no conversion between them)\n",
+              ex->native_layout_values());
   std::printf("coverage  %s\n", coverage.c_str());
 }
 

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <regex>
 #include <string>
 
 namespace tensorperf::cli {
@@ -64,6 +65,20 @@ CLI::Validator uint64_value() {
         return "must be a whole number from 0 to 18446744073709551615, got '" + s + "'";
       },
       "UINT64");
+}
+
+// "90", "90s", "30m", "2h", "1h30m" -> seconds; InvalidArgument otherwise.
+Result<double> parse_duration(const std::string& text) {
+  static const std::regex re(R"(^\s*(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*(?:(\d+(?:\.\d+)?)s?)?\s*$)");
+  std::smatch m;
+  if (text.empty() || !std::regex_match(text, m, re) || (!m[1].matched && !m[2].matched && !m[3].matched))
+    return Status::InvalidArgument("--time-budget '" + text + "' is not a duration such as 90s, 30m or 2h");
+  double s = 0;
+  if (m[1].matched) s += 3600 * std::stod(m[1]);
+  if (m[2].matched) s += 60 * std::stod(m[2]);
+  if (m[3].matched) s += std::stod(m[3]);
+  if (!(s > 0)) return Status::InvalidArgument("--time-budget must be longer than 0");
+  return s;
 }
 
 }  // namespace tensorperf::cli

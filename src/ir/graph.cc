@@ -66,7 +66,11 @@ Status Graph::infer_node(NodeId id) {
     in.push_back(*values_[v].type);
   }
   auto out = infer_op(n.op, in, n.attrs, static_cast<int>(n.outputs.size()));
-  if (!out.ok()) return Status::InvalidArgument(node_label(n) + ": " + out.status().message());
+  if (!out.ok()) {
+    const std::string message = node_label(n) + ": " + out.status().message();
+    return out.status().code() == StatusCode::kUnsupported ? Status::Unsupported(message)
+                                                           : Status::InvalidArgument(message);
+  }
   for (size_t i = 0; i < n.outputs.size(); ++i) values_[n.outputs[i]].type = (*out)[i];
   return Status::Ok();
 }

@@ -61,7 +61,12 @@ class Graph {
                           int num_outputs = 1);
   // Convenience for builders: add_node and return its single output. Same errors.
   Result<ValueId> add_op(OpKind op, std::string name, std::vector<ValueId> inputs, Attrs attrs = {});
-  void mark_output(ValueId v) { outputs_.push_back(v); }
+  // `name`: what the model calls the output when that is not the value's own name (an ONNX graph
+  // output bound to an Identity's input, or to a value the importer named after its node).
+  void mark_output(ValueId v, std::string name = "") {
+    outputs_.push_back(v);
+    output_names_.push_back(std::move(name));
+  }
 
   // Rewiring for graph passes. No checks here; validate() afterwards.
   void set_node_input(NodeId node, size_t index, ValueId v) { nodes_.at(node).inputs.at(index) = v; }
@@ -90,6 +95,10 @@ class Graph {
   const TensorType& type(ValueId id) const { return *values_.at(id).type; }
   const std::vector<ValueId>& inputs() const { return inputs_; }
   const std::vector<ValueId>& outputs() const { return outputs_; }
+  // The i-th output's name: as marked, else its value's name.
+  const std::string& output_name(size_t i) const {
+    return output_names_.at(i).empty() ? value(outputs_.at(i)).name : output_names_.at(i);
+  }
   bool is_constant(ValueId id) const { return values_.at(id).kind == ValueKind::kConstant; }
 
  private:
@@ -100,6 +109,7 @@ class Graph {
   std::vector<Value> values_;
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
+  std::vector<std::string> output_names_;  // parallel to outputs_; empty: the value's name
 };
 
 }  // namespace tensorperf::ir

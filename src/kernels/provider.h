@@ -3,6 +3,7 @@
 // table of providers is in provider_registry.cc. No Halide or oneDNN type appears here.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -57,6 +58,26 @@ class Kernel {
   // compilation. Instances are independent and may outlive this one; two instances must not run at
   // the same time. nullptr: this kernel cannot share its code (compile again instead).
   virtual std::unique_ptr<Kernel> new_instance() const { return nullptr; }
+
+  // Activation layouts. By default every input and the output are plain row-major tensors of their
+  // types. A kernel whose code works on another layout (oneDNN's channel-blocked nChw16c) converts
+  // inside run(); it names that layout here, so a graph runtime can keep a tensor in it between two
+  // kernels that agree and skip both conversions. A layout is an opaque key: equal keys mean the
+  // same bytes for the same logical tensor. `bytes` is its size (blocked layouts pad channels).
+  struct NativeLayout {
+    std::string key;  // empty: plain only
+    int64_t bytes = 0;
+  };
+  virtual NativeLayout native_output_layout() const { return {}; }
+  // For kernel input `index` (kernel_input_types order).
+  virtual NativeLayout native_input_layout(size_t /*index*/) const { return {}; }
+  // From now on input i arrives in native_input_layout(i) where native_inputs[i] is true (missing
+  // entries: plain), and the output is left in native_output_layout() when native_output is true.
+  // Per kernel object (a new_instance() starts plain). InvalidArgument: a layout the kernel did not name.
+  virtual Status use_native_layouts(const std::vector<bool>& native_inputs, bool native_output) {
+    const bool any = native_output || std::find(native_inputs.begin(), native_inputs.end(), true) != native_inputs.end();
+    return any ? Status::InvalidArgument("this kernel reads and writes plain tensors only") : Status::Ok();
+  }
 };
 
 // A knob space: each knob has a finite list of candidate values. Configs are points in the product,

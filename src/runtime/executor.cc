@@ -49,6 +49,13 @@ struct Step {
   std::vector<const HostTensor*> inputs;  // bound views
   std::vector<HostTensor*> outputs;
   StepInfo info;
+  // kKernel whose weight (input 1) is computed or fed at run time rather than a constant: kernels
+  // keep a packed copy while the same tensor object is passed (kernels/provider.h), so each run
+  // passes the other of two views of the same memory, and the kernel packs the new values.
+  std::unique_ptr<HostTensor> weight_views[2];
+  int weight_view = 0;
+  std::vector<bool> native_in;  // kKernel: inputs that arrive in the kernel's native layout
+  bool native_out = false;      // kKernel: the output stays in the kernel's native layout
 };
 
 // Where a value's bytes live: an arena buffer or a constant's memory, at a byte offset.
@@ -79,6 +86,7 @@ struct Executor::Impl {
   MemoryPlan plan;
   int compiles = 0;
   int kernel_steps = 0;
+  int native_values = 0;
   // Compiled kernels by "<workload key>\n<provider>\n<config>".
   std::map<std::string, std::unique_ptr<kernels::Kernel>> compiled;
   std::map<std::string, ChosenConfig> chosen;  // by workload key
@@ -91,9 +99,49 @@ struct Executor::Impl {
   Result<std::vector<TensorRef>> kernel_inputs(const ir::FusedOp& f, const ir::Workload& w);
   Status choose_and_compile();
   Result<std::unique_ptr<kernels::Kernel>> compile(const ir::Workload& w, const kernels::Config& c);
-  Result<double> quick_time(kernels::Kernel& k, const ir::Workload& w);
+  Result<double> quick_time(const kernels::Kernel& prototype, const ir::Workload& w);
   Status plan_memory_and_bind();
+  using ViewOf = std::vector<std::optional<std::pair<ValueId, int64_t>>>;
+  Result<std::vector<int64_t>> choose_native_layouts(const ViewOf& view_of);
 };
+
+// Layouts propagate: a value a kernel would write in a layout of its own (oneDNN's blocked nChw16c)
+// stays in it when every step that reads it is a kernel taking that same layout for that input, and
+// it is neither a graph output nor the base or a view of another value. Both conversions (the
+// producer's and each reader's) are then skipped. Returns each value's bytes in its native layout
+// (0: plain).
+Result<std::vector<int64_t>> Executor::Impl::choose_native_layouts(const ViewOf& view_of) {
+  const ir::Graph& g = graph;
+  std::vector<int64_t> native_bytes(view_of.size(), 0);
+  std::vector<bool> pinned(view_of.size(), false);  // graph outputs, views and the values they view
+  for (size_t v = 0; v < view_of.size(); ++v)
+    if (view_of[v]) pinned[v] = pinned[view_of[v]->first] = true;
+  for (ValueId v : g.outputs()) pinned[v] = true;
+  for (Step& s : steps) s.native_in.assign(s.in.size(), false);
+  for (Step& producer : steps) {
+    if (producer.kind != Step::Kind::kKernel) continue;
+    const ValueId v = producer.out[0];
+    const kernels::Kernel::NativeLayout layout = producer.kernel->native_output_layout();
+    if (layout.key.empty() || pinned[v]) continue;
+    std::vector<std::pair<Step*, size_t>> readers;
+    bool agree = true;
+    for (Step& s : steps)
+      for (size_t k = 0; k < s.in.size() && agree; ++k) {
+        if (s.in[k].value != v) continue;
+        agree = s.kind == Step::Kind::kKernel && s.kernel->native_input_layout(k).key == layout.key;
+        readers.push_back({&s, k});
+      }
+    if (!agree || readers.empty()) continue;
+    producer.native_out = true;
+    for (auto& [s, k] : readers) s->native_in[k] = true;
+    native_bytes[v] = layout.bytes;
+    ++native_values;
+  }
+  for (Step& s : steps)
+    if (s.kind == Step::Kind::kKernel)
+      TP_RETURN_IF_ERROR(s.kernel->use_native_layouts(s.native_in, s.native_out).WithContext("step '" + s.info.name + "'"));
+  return native_bytes;
+}
 
 Result<std::vector<TensorRef>> Executor::Impl::kernel_inputs(const ir::FusedOp& f, const ir::Workload& w) {
   const ir::Graph& g = graph;
@@ -269,16 +317,38 @@ Result<std::unique_ptr<kernels::Kernel>> Executor::Impl::compile(const ir::Workl
   return p->compile(w, c, kernels::CompileOptions{options.target, options.threads});
 }
 
-Result<double> Executor::Impl::quick_time(kernels::Kernel& k, const ir::Workload& w) {
+// Median seconds of a few runs of `prototype`'s code. As a kernel runs inside a chain of kernels
+// that share its native layout (choose_native_layouts), its activation input and output are
+// given in that layout when it has one: the conversions it would do alone are not what it costs
+// in a graph.
+Result<double> Executor::Impl::quick_time(const kernels::Kernel& prototype, const ir::Workload& w) {
+  std::unique_ptr<kernels::Kernel> instance = prototype.new_instance();
+  if (!instance) return Status::Internal("quick_time needs a kernel that shares its code");
+  kernels::Kernel& k = *instance;
+  const std::vector<ir::TensorType> types = kernels::kernel_input_types(w);
+  std::vector<bool> native_in(types.size(), false);
+  native_in[0] = !k.native_input_layout(0).key.empty();
+  const kernels::Kernel::NativeLayout out_layout = k.native_output_layout();
+  TP_RETURN_IF_ERROR(k.use_native_layouts(native_in, !out_layout.key.empty()));
+  // Buffers as large as the larger of the plain and the native layout.
+  auto buffer = [](const ir::TensorType& t, int64_t native_bytes) {
+    ir::TensorType b = t;
+    const int64_t elements = std::max(t.num_elements(), (native_bytes + 3) / 4);
+    b.shape = {elements};
+    return b;
+  };
   std::vector<HostTensor> in;
+  std::vector<HostTensor> views;
   std::mt19937_64 rng(1);
-  for (const ir::TensorType& t : kernels::kernel_input_types(w)) {
-    in.emplace_back(t);
+  for (size_t i = 0; i < types.size(); ++i) {
+    in.emplace_back(buffer(types[i], native_in[i] ? k.native_input_layout(i).bytes : 0));
     in.back().fill_random(rng);
   }
+  for (size_t i = 0; i < types.size(); ++i) views.push_back(HostTensor::view(types[i], in[i].bytes()));
   std::vector<const HostTensor*> ptrs;
-  for (const HostTensor& t : in) ptrs.push_back(&t);
-  HostTensor out(w.output);
+  for (const HostTensor& t : views) ptrs.push_back(&t);
+  HostTensor out_buffer(buffer(w.output, out_layout.bytes));
+  HostTensor out = HostTensor::view(w.output, out_buffer.bytes());
   // The measurement protocol's loop, short: one warm-up (packs weights), five timings of >= 2 ms.
   measure::TimingOptions t;
   t.repeat = 5;
@@ -440,6 +510,7 @@ Status Executor::Impl::plan_memory_and_bind() {
       written[s.out[0]] = true;
     }
   }
+  TP_ASSIGN_OR_RETURN(std::vector<int64_t> native_bytes, choose_native_layouts(view_of));
   // Every value resolves to a storage root and an offset.
   std::vector<Storage> storages;
   std::vector<int> root(num_values, -1);
@@ -462,7 +533,7 @@ Status Executor::Impl::plan_memory_and_bind() {
       storages.push_back(st);
     } else {
       Storage st;
-      st.bytes = g.type(v).num_bytes();
+      st.bytes = std::max(g.type(v).num_bytes(), native_bytes[v]);
       root[v] = static_cast<int>(storages.size());
       storages.push_back(st);
     }
@@ -471,13 +542,15 @@ Status Executor::Impl::plan_memory_and_bind() {
   for (size_t v = 0; v < num_values; ++v)
     if (g.values()[v].type) TP_RETURN_IF_ERROR(resolve(static_cast<ValueId>(v)));
 
-  // Lifetimes over the steps that run (views and zero-copy concats are no steps).
+  // Lifetimes over the steps that run (views and zero-copy concats are no steps). A copying layout
+  // step (slice, transpose) whose output is placed in a concat still runs: it writes the slice.
   std::vector<Step> kept;
   for (size_t i = 0; i < steps.size(); ++i) {
     Step& s = steps[i];
     const bool view_step =
         s.kind == Step::Kind::kLayout &&
-        (zero_copy_concat[i] || std::all_of(s.out.begin(), s.out.end(), [&](ValueId o) { return view_of[o].has_value(); }));
+        (zero_copy_concat[i] ||
+         std::all_of(s.out.begin(), s.out.end(), [&](ValueId o) { return view_of[o].has_value() && !placed[o]; }));
     if (view_step) continue;
     kept.push_back(std::move(s));
   }
@@ -531,6 +604,12 @@ Status Executor::Impl::plan_memory_and_bind() {
       s.inputs.push_back(t);
     }
     for (ValueId v : s.out) s.outputs.push_back(views[v].get());
+    if (s.kind == Step::Kind::kKernel && s.in.size() > 1 && s.in[1].value >= 0 && !g.is_constant(s.in[1].value) &&
+        ir::op_category(s.workload.op) == ir::OpCategory::kAnchor) {
+      HostTensor& w = *views[s.in[1].value];
+      for (auto& view : s.weight_views) view = std::make_unique<HostTensor>(HostTensor::view(w.type(), w.bytes()));
+      s.inputs[1] = s.weight_views[0].get();
+    }
     infos.push_back(s.info);
   }
   return Status::Ok();
@@ -560,9 +639,9 @@ Result<std::unique_ptr<Executor>> Executor::load(const ir::Graph& graph, const E
     e->inputs_.push_back(e->impl_->views[v].get());
     e->input_names_.push_back(g.value(v).name);
   }
-  for (ValueId v : g.outputs()) {
-    e->outputs_.push_back(e->impl_->views[v].get());
-    e->output_names_.push_back(g.value(v).name);
+  for (size_t i = 0; i < g.outputs().size(); ++i) {
+    e->outputs_.push_back(e->impl_->views[g.outputs()[i]].get());
+    e->output_names_.push_back(g.output_name(i));
   }
   for (size_t i = 0; i < e->inputs_.size(); ++i)
     if (e->inputs_[i] == nullptr) return Status::Internal("graph input '" + e->input_names_[i] + "' has no memory");
@@ -579,6 +658,10 @@ Executor::~Executor() = default;
 namespace {
 
 Status run_step(Step& s) {
+  if (s.weight_views[0]) {
+    s.weight_view ^= 1;
+    s.inputs[1] = s.weight_views[s.weight_view].get();
+  }
   switch (s.kind) {
     case Step::Kind::kKernel: return s.kernel->run(s.inputs, *s.outputs[0]);
     case Step::Kind::kReference: return kernels::run_reference(s.workload, s.inputs, *s.outputs[0]);
@@ -614,5 +697,6 @@ int64_t Executor::arena_bytes() const { return impl_->plan.arena_bytes; }
 int64_t Executor::naive_bytes() const { return impl_->plan.naive_bytes; }
 int Executor::compiled_kernels() const { return impl_->compiles; }
 int Executor::kernel_steps() const { return impl_->kernel_steps; }
+int Executor::native_layout_values() const { return impl_->native_values; }
 
 }  // namespace tensorperf::runtime

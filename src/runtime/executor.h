@@ -6,7 +6,8 @@
 // that runs it an instance of its own (kernels::Kernel::new_instance), folds batch norms into the
 // preceding convolution's weights and bias, sums bias adds, turns reshape and flatten (and split or
 // concat along an axis with one outer block) into views instead of copies, so a concat's producers
-// write straight into their slice, plans every activation into one arena by liveness
+// write straight into their slice, keeps an activation in a kernel's own layout (oneDNN's blocked
+// nChw16c) while the kernels on both sides agree on it, plans every activation into one arena by liveness
 // (memory_plan.h), and runs once to pack the weights. run() then executes the steps in order with
 // no allocation of its own.
 //
@@ -78,6 +79,8 @@ class Executor {
   int64_t naive_bytes() const;  // every activation in a buffer of its own
   int compiled_kernels() const;  // distinct (workload, config) compiles
   int kernel_steps() const;      // steps that run a kernel (instances)
+  // Activations kept in a kernel's own layout between kernels that agree on it (no conversions).
+  int native_layout_values() const;
 
   struct Impl;
 

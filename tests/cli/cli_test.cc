@@ -322,14 +322,14 @@ TEST_F(BadOnnx, RunRefusesBadInputsWithOneLineAndWritesNothing) {
   for (const Case& c : cases) {
     CmdResult r = tensorperf("run --onnx " + file("ok.onnx") + " --repeat 1 --threads 1 --output " + out + " " + c.args);
     EXPECT_NE(r.exit_code, 0) << c.args;
-    EXPECT_LT(r.exit_code, 3) << c.args << " (crashed?) " << r.err;
+    EXPECT_LE(r.exit_code, 3) << c.args << " (crashed?) " << r.err;
     EXPECT_EQ(lines(r.err), 1) << c.args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("tensorperf: error: ", 0), 0u) << r.err;
     for (const auto& m : c.mentions) EXPECT_NE(r.err.find(m), std::string::npos) << c.args << ": " << r.err;
     EXPECT_FALSE(std::filesystem::exists(out)) << c.args;
   }
   CmdResult unsupported = tensorperf("run --onnx " + file("unsupported_op.onnx") + " --output " + out);
-  EXPECT_EQ(unsupported.exit_code, 1);
+  EXPECT_EQ(unsupported.exit_code, 3);  // a valid model that uses what tensorperf does not support
   EXPECT_NE(unsupported.err.find("Hardmax"), std::string::npos) << unsupported.err;
   EXPECT_FALSE(std::filesystem::exists(out));
 }

@@ -111,8 +111,11 @@ TEST(Executor, HalideDefaultsMatchTheReferencePath) {
   Result<ir::Graph> g = ir::build_model("squeezenet1_1", {1, 64});
   ASSERT_TRUE(g.ok());
   auto halide = load(*g, options(ConfigPolicy::kHalideDefault));
-  for (const StepInfo& s : halide->steps())
-    if (!s.workload.empty()) EXPECT_EQ(s.provider, "halide") << s.workload;
+  for (const StepInfo& s : halide->steps()) {
+    if (!s.workload.empty()) {
+      EXPECT_EQ(s.provider, "halide") << s.workload;
+    }
+  }
   auto reference = load(*g, options(ConfigPolicy::kReference));
   EXPECT_LE(relative_error(run(*halide), run(*reference)), 1e-3);
 }
@@ -247,6 +250,75 @@ TEST_F(StoreTest, AStoredConfigSlowerThanOnednnsDefaultGivesWay) {
     EXPECT_EQ(s.source, ConfigSource::kDefault);
   }
   EXPECT_TRUE(seen) << "resnet18 at 112x112 has no workload " << key;
+}
+
+// A copying layout step whose output a concat places in its slice still runs (ShuffleNet-V2's
+// chunk + concat: the first half of the concat is a slice of the input, copied in place).
+TEST(Executor, ASliceWrittenIntoAConcatStillRuns) {
+  ir::Graph g("chunk_concat");
+  const ir::ValueId x = g.add_input("x", ir::TensorType{{1, 8, 4, 4}, ir::DType::kFloat32});
+  auto half = [&](const std::string& name, int64_t from) {
+    return g.add_op(ir::OpKind::kSlice, name, {x},
+                    ir::Attrs{{"starts", std::vector<int64_t>{from}}, {"ends", std::vector<int64_t>{from + 4}},
+                              {"axes", std::vector<int64_t>{1}}});
+  };
+  Result<ir::ValueId> a = half("a", 0), b = half("b", 4);
+  ASSERT_TRUE(a.ok() && b.ok());
+  Result<ir::ValueId> rb = g.add_op(ir::OpKind::kRelu, "rb", {*b});
+  ASSERT_TRUE(rb.ok());
+  Result<ir::ValueId> y = g.add_op(ir::OpKind::kConcat, "y", {*a, *rb}, ir::Attrs{{"axis", int64_t{1}}});
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  g.mark_output(*y);
+  for (ConfigPolicy p : {ConfigPolicy::kOnednn, ConfigPolicy::kReference}) {
+    auto e = load(g, options(p));
+    std::mt19937_64 rng(5);
+    e->input(0).fill_random(rng);
+    const std::vector<float> in(e->input(0).f32(), e->input(0).f32() + 128);
+    ASSERT_TRUE(e->run().ok());
+    const float* out = e->output(0).f32();
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(out[i], in[i]) << "first half, element " << i;
+    for (int i = 64; i < 128; ++i) ASSERT_EQ(out[i], std::max(in[i], 0.0f)) << "second half, element " << i;
+  }
+}
+
+// ResNet-18's convolutions chain through oneDNN's blocked layout: after the stem, every activation
+// between two convolutions (residuals included) stays blocked, and the result is unchanged.
+TEST(Executor, BlockedLayoutsPropagateThroughChainsOfOnednnKernels) {
+  Result<ir::Graph> g = ir::build_model("resnet18", {1, 64});
+  ASSERT_TRUE(g.ok());
+  auto e = load(*g, options(ConfigPolicy::kOnednn));
+  int convs = 0;
+  for (const StepInfo& s : e->steps()) convs += s.op == "conv2d";
+  // 20 convolutions; the stem's output goes to a max pool and the last block's to the global pool.
+  EXPECT_GE(e->native_layout_values(), convs - 3) << convs << " convolutions";
+  auto reference = load(*g, options(ConfigPolicy::kReference));
+  EXPECT_LE(relative_error(run(*e), run(*reference)), 1e-3);
+}
+
+// A Halide kernel in the middle of a chain of oneDNN kernels reads and writes plain tensors: the
+// activations around it are converted, the others stay blocked, and the output is right.
+TEST_F(StoreTest, AHalideKernelBetweenBlockedOnednnKernelsGetsPlainTensors) {
+  Result<ir::Graph> g = ir::build_model("resnet18", {1, 64});
+  ASSERT_TRUE(g.ok());
+  auto onednn_only = load(*g, options(ConfigPolicy::kOnednn));
+  std::string key;  // a 3x3 convolution inside a residual block (runs twice)
+  for (const StepInfo& s : onednn_only->steps())
+    if (s.workload.find("float32[64,64,3,3]") != std::string::npos && s.workload.find("|bias+relu") != std::string::npos)
+      key = s.workload;
+  ASSERT_FALSE(key.empty());
+  Result<ir::Workload> w = ir::parse_workload_key(key);
+  ASSERT_TRUE(w.ok());
+  add(*w, device().key(), (*kernels::find_provider("halide"))->default_config(*w), 1e-6);
+  ExecutorOptions o = options(ConfigPolicy::kDatabase, store_.get());
+  o.check_stored_configs = false;
+  auto mixed = load(*g, o);
+  int halide_steps = 0;
+  for (const StepInfo& s : mixed->steps()) halide_steps += s.provider == "halide";
+  EXPECT_GE(halide_steps, 2);
+  EXPECT_GT(mixed->native_layout_values(), 0);
+  EXPECT_LT(mixed->native_layout_values(), onednn_only->native_layout_values());
+  auto reference = load(*g, options(ConfigPolicy::kReference));
+  EXPECT_LE(relative_error(run(*mixed), run(*reference)), 1e-3);
 }
 
 TEST(Executor, UnsupportedDtypesAreOneLineErrors) {

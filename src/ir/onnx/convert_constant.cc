@@ -124,9 +124,13 @@ Status convert_cast(const OnnxNode& node, ImportContext& ctx) {
     return Status::Ok();
   }
   TP_ASSIGN_OR_RETURN(TensorType x_type, ctx.type(node.input(0)));
-  if (x_type.dtype != dtype) {
+  // Constants of these types fold into the nearest IR type; a computed tensor keeps its type.
+  const bool inexact = to == onnx::TensorProto::DOUBLE || to == onnx::TensorProto::UINT8 ||
+                       to == onnx::TensorProto::INT16 || to == onnx::TensorProto::BOOL;
+  if (x_type.dtype != dtype || inexact) {
     return node.unsupported("casting a computed tensor from " + std::string(dtype_name(x_type.dtype)) + " to " +
-                            std::string(dtype_name(dtype)) + " is not supported");
+                            onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(to)) +
+                            " is not supported");
   }
   ctx.alias(node.output(0), node.input(0));
   return Status::Ok();

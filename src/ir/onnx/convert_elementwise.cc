@@ -1,5 +1,6 @@
 // Add, Mul -> add, mul (numpy broadcasting); Sub and Div by a constant -> add and mul by its negation
-// and reciprocal; Relu, Sigmoid, Tanh; Clip(0, 6) -> relu6 and Clip(0, inf) -> relu; the recognised
+// and reciprocal; Relu, Sigmoid, Tanh; Clip(0, 6) -> relu6 and Clip(0, inf) -> relu; HardSigmoid and
+// HardSwish through relu6; the recognised
 // Erf pattern (gelu_pattern.h) -> gelu. Arithmetic on two constants folds.
 #include <cmath>
 #include <functional>
@@ -105,6 +106,48 @@ Status convert_relu(const OnnxNode& node, ImportContext& ctx) { return convert_u
 Status convert_sigmoid(const OnnxNode& node, ImportContext& ctx) { return convert_unary(node, ctx, OpKind::kSigmoid); }
 Status convert_tanh(const OnnxNode& node, ImportContext& ctx) { return convert_unary(node, ctx, OpKind::kTanh); }
 Status convert_gelu(const OnnxNode& node, ImportContext& ctx) { return convert_unary(node, ctx, OpKind::kGelu); }
+
+// HardSigmoid(x) = clip(alpha x + beta, 0, 1) = relu6(6 alpha x + 6 beta) / 6: a mul (left out when
+// 6 alpha is 1, as for PyTorch's hardsigmoid and hardswish), an add, relu6 and a mul by 1/6.
+Status convert_hard_sigmoid(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(1, 1));
+  TP_RETURN_IF_ERROR(node.check_attrs({"alpha", "beta"}));
+  TP_ASSIGN_OR_RETURN(double alpha, node.attr_float("alpha", 0.2));
+  TP_ASSIGN_OR_RETURN(double beta, node.attr_float("beta", 0.5));
+  TP_ASSIGN_OR_RETURN(ValueId x, ctx.value(node.input(0)));
+  TP_ASSIGN_OR_RETURN(TensorType t, ctx.type(node.input(0)));
+  auto scalar = [&](const std::string& name, double v) {
+    return ctx.graph().add_constant(node.name() + "/" + name, TensorType{{1}, t.dtype},
+                                    ConstTensor::from_floats({v}, {1}, t.dtype).data);
+  };
+  ValueId z = x;
+  if (static_cast<float>(6 * alpha) != 1.0f) {
+    TP_ASSIGN_OR_RETURN(z, ctx.add_op(node, OpKind::kMul, {z, scalar("scale", 6 * alpha)}, {}, "scale"));
+  }
+  TP_ASSIGN_OR_RETURN(z, ctx.add_op(node, OpKind::kAdd, {z, scalar("shift", 6 * beta)}, {}, "shift"));
+  TP_ASSIGN_OR_RETURN(z, ctx.add_op(node, OpKind::kRelu6, {z}, {}, "clip"));
+  TP_ASSIGN_OR_RETURN(z, ctx.add_op(node, OpKind::kMul, {z, scalar("sixth", 1.0 / 6.0)}));
+  ctx.bind_value(node.output(0), z);
+  return Status::Ok();
+}
+
+// HardSwish(x) = x HardSigmoid(x) with alpha 1/6, beta 1/2 (opset 14).
+Status convert_hard_swish(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(1, 1));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  TP_ASSIGN_OR_RETURN(ValueId x, ctx.value(node.input(0)));
+  TP_ASSIGN_OR_RETURN(TensorType t, ctx.type(node.input(0)));
+  auto scalar = [&](const std::string& name, double v) {
+    return ctx.graph().add_constant(node.name() + "/" + name, TensorType{{1}, t.dtype},
+                                    ConstTensor::from_floats({v}, {1}, t.dtype).data);
+  };
+  TP_ASSIGN_OR_RETURN(ValueId z, ctx.add_op(node, OpKind::kAdd, {x, scalar("shift", 3.0)}, {}, "shift"));
+  TP_ASSIGN_OR_RETURN(z, ctx.add_op(node, OpKind::kRelu6, {z}, {}, "clip"));
+  TP_ASSIGN_OR_RETURN(z, ctx.add_op(node, OpKind::kMul, {z, scalar("sixth", 1.0 / 6.0)}, {}, "sixth"));
+  TP_ASSIGN_OR_RETURN(z, ctx.add_op(node, OpKind::kMul, {x, z}));
+  ctx.bind_value(node.output(0), z);
+  return Status::Ok();
+}
 
 Status convert_clip(const OnnxNode& node, ImportContext& ctx) {
   TP_RETURN_IF_ERROR(node.check_inputs(1, 3));

@@ -1,5 +1,8 @@
 // MaxPool -> max_pool2d, AveragePool -> avg_pool2d, GlobalAveragePool -> global_avg_pool2d, and Pad,
-// which the importer keeps pending until an AveragePool or Conv absorbs it (PendingPad).
+// which the importer keeps pending until an AveragePool or Conv absorbs it (PendingPad); ReduceMean
+// over the spatial axes -> global_avg_pool2d.
+#include <algorithm>
+
 #include "ir/onnx/converters.h"
 #include "ir/onnx/window.h"
 
@@ -75,6 +78,33 @@ Status convert_global_average_pool(const OnnxNode& node, ImportContext& ctx) {
   TP_RETURN_IF_ERROR(image_type(node, ctx, node.input(0)).status());
   TP_ASSIGN_OR_RETURN(ValueId x, ctx.value(node.input(0)));
   TP_ASSIGN_OR_RETURN(ValueId y, ctx.add_op(node, OpKind::kGlobalAvgPool2d, {x}));
+  ctx.bind_value(node.output(0), y);
+  return Status::Ok();
+}
+
+// ReduceMean over the two spatial axes of an NCHW tensor (torchvision's MNASNet and ShuffleNet-V2
+// end with x.mean([2, 3])): a global average pool, reshaped to [N, C] without keepdims.
+Status convert_reduce_mean(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(1, 1));
+  TP_RETURN_IF_ERROR(node.check_attrs({"axes", "keepdims"}));
+  TP_ASSIGN_OR_RETURN(TensorType x_type, ctx.type(node.input(0)));
+  TP_ASSIGN_OR_RETURN(std::vector<int64_t> axes, node.attr_ints("axes", {}));
+  TP_ASSIGN_OR_RETURN(int64_t keepdims, node.attr_int("keepdims", 1));
+  const int64_t rank = x_type.rank();
+  for (int64_t& a : axes) {
+    if (a < -rank || a >= rank) return node.invalid("axis " + std::to_string(a) + " is out of range");
+    if (a < 0) a += rank;
+  }
+  std::sort(axes.begin(), axes.end());
+  if (rank != 4 || axes != std::vector<int64_t>{2, 3})
+    return node.unsupported("only ReduceMean over the spatial axes [2, 3] of a 4-d tensor is supported");
+  TP_RETURN_IF_ERROR(image_type(node, ctx, node.input(0)).status());
+  TP_ASSIGN_OR_RETURN(ValueId x, ctx.value(node.input(0)));
+  TP_ASSIGN_OR_RETURN(ValueId y, ctx.add_op(node, OpKind::kGlobalAvgPool2d, {x}));
+  if (keepdims == 0) {
+    const Attrs shape{{"shape", std::vector<int64_t>{x_type.shape[0], x_type.shape[1]}}};
+    TP_ASSIGN_OR_RETURN(y, ctx.add_op(node, OpKind::kReshape, {y}, shape, "squeeze"));
+  }
   ctx.bind_value(node.output(0), y);
   return Status::Ok();
 }

@@ -16,6 +16,7 @@ Status convert_matmul(const OnnxNode& node, ImportContext& ctx);
 Status convert_max_pool(const OnnxNode& node, ImportContext& ctx);
 Status convert_average_pool(const OnnxNode& node, ImportContext& ctx);
 Status convert_global_average_pool(const OnnxNode& node, ImportContext& ctx);
+Status convert_reduce_mean(const OnnxNode& node, ImportContext& ctx);
 Status convert_pad(const OnnxNode& node, ImportContext& ctx);
 // convert_elementwise.cc
 Status convert_add(const OnnxNode& node, ImportContext& ctx);
@@ -24,6 +25,8 @@ Status convert_mul(const OnnxNode& node, ImportContext& ctx);
 Status convert_div(const OnnxNode& node, ImportContext& ctx);
 Status convert_relu(const OnnxNode& node, ImportContext& ctx);
 Status convert_sigmoid(const OnnxNode& node, ImportContext& ctx);
+Status convert_hard_sigmoid(const OnnxNode& node, ImportContext& ctx);
+Status convert_hard_swish(const OnnxNode& node, ImportContext& ctx);
 Status convert_tanh(const OnnxNode& node, ImportContext& ctx);
 Status convert_clip(const OnnxNode& node, ImportContext& ctx);
 Status convert_gelu(const OnnxNode& node, ImportContext& ctx);

@@ -68,6 +68,14 @@ Result<TensorType> input_type(const onnx::ValueInfoProto& v, const OnnxImportOpt
 
 Result<Graph> import_model(onnx::ModelProto& model, const std::string& path, const OnnxImportOptions& options) {
   const int64_t opset = onnx_import::default_opset(model);
+  if (opset == 0) {
+    std::string domains;
+    for (const auto& o : model.opset_import())
+      domains += (domains.empty() ? "" : ", ") + o.domain() + " " + std::to_string(o.version());
+    return Status::Unsupported("the model imports no ai.onnx opset (only " + (domains.empty() ? "none" : domains) +
+                               "); tensorperf imports ai.onnx opsets " + std::to_string(kMinOpset) + " to " +
+                               std::to_string(kMaxOpset));
+  }
   if (opset < kMinOpset || opset > kMaxOpset) {
     return Status::Unsupported("opset " + std::to_string(opset) + " is not supported: tensorperf imports opsets " +
                                std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
@@ -91,18 +99,18 @@ Result<Graph> import_model(onnx::ModelProto& model, const std::string& path, con
   }
   for (int i : order) {
     const onnx_import::OnnxNode node(proto.node(i), opset);
-    if (!node.has_output(0)) return node.invalid("has no output");
     const onnx_import::Converter convert = onnx_import::find_converter(proto.node(i).domain(), node.op_type());
     if (convert == nullptr) {
       const std::string& domain = proto.node(i).domain();
       return node.unsupported("operator " + (domain.empty() ? "" : domain + ".") + node.op_type() +
                               " is not supported");
     }
+    if (!node.has_output(0)) return node.invalid("has no output");
     TP_RETURN_IF_ERROR(convert(node, ctx));
   }
   for (const onnx::ValueInfoProto& v : proto.output()) {
     TP_ASSIGN_OR_RETURN(ValueId out, ctx.value(v.name()));
-    graph.mark_output(out);
+    graph.mark_output(out, v.name());
   }
   TP_RETURN_IF_ERROR(graph.validate());
   return graph;

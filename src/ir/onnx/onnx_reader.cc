@@ -22,11 +22,9 @@ Result<std::unique_ptr<onnx::ModelProto>> parse_onnx_model(std::string_view byte
   auto model = std::make_unique<onnx::ModelProto>();
   const bool parsed = bytes.size() <= static_cast<size_t>(INT32_MAX) &&
                       model->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
-  bool has_opset = false;
-  if (parsed) {
-    for (const auto& o : model->opset_import()) has_opset = has_opset || is_default_domain(o.domain());
-  }
-  if (!has_opset || !model->has_graph() || model->ir_version() <= 0) {
+  // A model of other domains only (ai.onnx.preview.training, ...) is a model: import_model says
+  // it is unsupported.
+  if (!parsed || !model->has_graph() || model->ir_version() <= 0) {
     return Status::Corruption(name + ": not an ONNX model or truncated");
   }
   return model;

@@ -33,7 +33,8 @@ Result<Types> infer_pool(OpKind op, const Types& in, const Attrs& attrs, int) {
     if (k[i] < 1 || s[i] < 1 || d[i] < 1) return Status::InvalidArgument("kernel, strides and dilations must be >= 1");
   for (int i = 0; i < 2; ++i)
     if (p[i] > k[i] / 2 || p[i + 2] > k[i] / 2)
-      return Status::InvalidArgument("pads " + shape_to_string(p) + " exceed half the kernel " + shape_to_string(k));
+      return Status::Unsupported("pads " + shape_to_string(p) + " exceed half the kernel " + shape_to_string(k) +
+                                 " (the limit PyTorch and the pool kernels share)");
   int64_t oh = pooled_size(x[2], k[0], s[0], p[0], p[2], d[0], ceil_mode);
   int64_t ow = pooled_size(x[3], k[1], s[1], p[1], p[3], d[1], ceil_mode);
   if (oh < 1 || ow < 1)

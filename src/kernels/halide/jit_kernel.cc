@@ -25,7 +25,7 @@ void set_runtime_threads(int threads) {
 
 Halide::Buffer<float> wrap(const HostTensor& t, const std::vector<int>& view = {}) {
   std::vector<int> sizes = view.empty() ? halide_sizes(t.type().shape) : view;
-  if (sizes.empty()) sizes.push_back(1);  // a rank-0 tensor is one element
+  // A rank-0 tensor is a zero-dimensional buffer of one element, as the pipeline's parameter is.
   return Halide::Buffer<float>(const_cast<float*>(t.f32()), sizes);
 }
 

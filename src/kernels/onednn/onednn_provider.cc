@@ -118,6 +118,31 @@ Result<PostOps> make_post_ops(const ir::Workload& w, bool has_native_bias, const
   return p;
 }
 
+// A key that names a memory desc's layout: equal keys, equal bytes for the same logical tensor.
+std::string layout_key(const memory::desc& d) {
+  const dnnl_memory_desc_t& m = d.data;
+  std::string key = "onednn:" + std::to_string(static_cast<int>(m.data_type)) + ":" +
+                    std::to_string(static_cast<int>(m.format_kind)) + ":" + std::to_string(m.offset0);
+  auto list = [&](const char* name, const dnnl_dim_t* v, int n) {
+    key += std::string(";") + name + "=";
+    for (int i = 0; i < n; ++i) key += (i ? "," : "") + std::to_string(v[i]);
+  };
+  list("dims", m.dims, m.ndims);
+  list("padded", m.padded_dims, m.ndims);
+  list("offsets", m.padded_offsets, m.ndims);
+  if (m.format_kind == dnnl_blocked) {
+    const dnnl_blocking_desc_t& b = m.format_desc.blocking;
+    list("strides", b.strides, m.ndims);
+    list("blocks", b.inner_blks, b.inner_nblks);
+    list("block_dims", b.inner_idxs, b.inner_nblks);
+  }
+  return key;
+}
+
+Kernel::NativeLayout native_layout(const memory::desc& d) {
+  return {layout_key(d), static_cast<int64_t>(d.get_size())};
+}
+
 // One primitive plus the reorders between the caller's plain layout and the primitive's formats.
 // Weights (input 1 of conv/dense) are reordered once per tensor and reused while the same tensor
 // is passed (provider.h); activations are reordered inside every run (a measured cost). Instances
@@ -142,6 +167,29 @@ class OnednnKernel final : public Kernel {
       binary_tmp_.push_back(b.desc != b.user ? std::optional<memory>(memory(b.desc, cpu_engine())) : std::nullopt);
   }
 
+  // Input 0 in the primitive's source layout; the output and the residual of a sum post-op in its
+  // destination layout.
+  NativeLayout native_output_layout() const override {
+    if (s_.dst_prim == s_.dst_user) return {};
+    return native_layout(s_.dst_prim);
+  }
+  NativeLayout native_input_layout(size_t index) const override {
+    if (index == 0 && s_.src_prim != s_.src_user) return native_layout(s_.src_prim);
+    if (s_.sum_input && index == *s_.sum_input) return native_output_layout();
+    return {};
+  }
+  Status use_native_layouts(const std::vector<bool>& native_inputs, bool native_output) override {
+    for (size_t i = 0; i < native_inputs.size(); ++i)
+      if (native_inputs[i] && native_input_layout(i).key.empty())
+        return Status::InvalidArgument("oneDNN kernel: input " + std::to_string(i) + " has no native layout");
+    if (native_output && native_output_layout().key.empty())
+      return Status::InvalidArgument("oneDNN kernel: the output has no native layout");
+    native_src_ = !native_inputs.empty() && native_inputs[0];
+    native_sum_ = s_.sum_input && *s_.sum_input < native_inputs.size() && native_inputs[*s_.sum_input];
+    native_dst_ = native_output;
+    return Status::Ok();
+  }
+
   Status run(const std::vector<const HostTensor*>& inputs, HostTensor& output) override {
     try {
       omp_set_num_threads(s_.threads);
@@ -149,8 +197,8 @@ class OnednnKernel final : public Kernel {
         return memory(d, cpu_engine(), const_cast<float*>(t->f32()));
       };
       std::unordered_map<int, memory> args;
-      memory src = wrap(s_.src_user, inputs[0]);
-      if (src_tmp_) {
+      memory src = wrap(native_src_ ? s_.src_prim : s_.src_user, inputs[0]);
+      if (src_tmp_ && !native_src_) {
         dnnl::reorder(src, *src_tmp_).execute(stream_, src, *src_tmp_);
         src = *src_tmp_;
       }
@@ -176,19 +224,23 @@ class OnednnKernel final : public Kernel {
         }
         args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.post_op) | DNNL_ARG_SRC_1] = operand;
       }
-      memory dst = memory(s_.dst_user, cpu_engine(), output.f32());
-      args[DNNL_ARG_DST] = dst_tmp_ ? *dst_tmp_ : dst;
+      memory dst = memory(native_dst_ ? s_.dst_prim : s_.dst_user, cpu_engine(), output.f32());
+      const bool via_tmp = dst_tmp_ && !native_dst_;  // the primitive writes dst_tmp_, then a reorder
+      memory prim_dst = via_tmp ? *dst_tmp_ : dst;
+      args[DNNL_ARG_DST] = prim_dst;
       if (s_.sum_input) {
         const HostTensor* residual = inputs[*s_.sum_input];
-        if (dst_tmp_) {
+        // prim_dst is in the primitive's layout; so is the residual when native or when that is plain.
+        if (native_sum_ || !dst_tmp_) {
+          void* to = prim_dst.get_data_handle();
+          if (to != residual->bytes()) std::memcpy(to, residual->bytes(), s_.dst_prim.get_size());
+        } else {
           memory r = wrap(s_.dst_user, residual);
-          dnnl::reorder(r, *dst_tmp_).execute(stream_, r, *dst_tmp_);
-        } else if (residual->bytes() != output.bytes()) {
-          std::memcpy(output.bytes(), residual->bytes(), static_cast<size_t>(output.type().num_bytes()));
+          dnnl::reorder(r, prim_dst).execute(stream_, r, prim_dst);
         }
       }
       s_.prim.execute(stream_, args);
-      if (dst_tmp_) dnnl::reorder(*dst_tmp_, dst).execute(stream_, *dst_tmp_, dst);
+      if (via_tmp) dnnl::reorder(*dst_tmp_, dst).execute(stream_, *dst_tmp_, dst);
       stream_.wait();
     } catch (const dnnl::error& e) {
       return Status::Internal(std::string("oneDNN kernel failed: ") + e.what());
@@ -205,6 +257,7 @@ class OnednnKernel final : public Kernel {
   std::optional<memory> src_tmp_, dst_tmp_, wei_tmp_;
   std::vector<std::optional<memory>> binary_tmp_;
   const HostTensor* wei_from_ = nullptr;
+  bool native_src_ = false, native_sum_ = false, native_dst_ = false;  // use_native_layouts
 };
 
 Result<std::string> knob_string(const Config& c, const std::string& name) {
