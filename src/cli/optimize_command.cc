@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,7 +50,11 @@ std::string quoted(const std::string& s) {
 
 // `tensorperf run ... --json` in a child process; its progress goes to our stderr.
 nlohmann::json run_child(const OptimizeOptions& o, const std::string& phase) {
-  std::string cmd = quoted("/proc/self/exe") + " run";
+  // This executable's own path (the shell popen starts would read /proc/self/exe as itself).
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw CommandFailed("cannot find this executable (/proc/self/exe): " + ec.message());
+  std::string cmd = quoted(self.string()) + " run";
   const ModelSource& m = o.source;
   if (!m.model.empty()) cmd += " --model " + quoted(m.model);
   else cmd += " --onnx " + quoted(m.onnx);

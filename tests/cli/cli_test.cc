@@ -334,4 +334,28 @@ TEST_F(BadOnnx, RunRefusesBadInputsWithOneLineAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// optimize: a run before, a short tune into the database, a run after; both runs' JSON objects and
+// what the tune measured. A bad budget is a usage error before anything runs.
+TEST(Cli, OptimizeRunsTunesAndRunsAgain) {
+  const std::string db = (std::filesystem::temp_directory_path() / ("tp_optimize_" + std::to_string(::getpid()) + ".db")).string();
+  CmdResult r = tensorperf("optimize --model squeezenet1_1 --image-size 64 --time-budget 3s --repeat 3 --threads 1 --db " +
+                           db + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["model"], "squeezenet1_1");
+  EXPECT_GT(j["tuning"]["measured"].get<int>(), 0);
+  for (const char* phase : {"before", "after"}) {
+    EXPECT_GT(j[phase]["latency_ms"]["p50"].get<double>(), 0) << phase;
+    const auto& c = j[phase]["coverage"];
+    EXPECT_EQ(c["tuned"].get<int>() + c["closest_device"].get<int>() + c["default"].get<int>(), 22) << phase;
+  }
+  EXPECT_EQ(j["before"]["coverage"]["tuned"], 0);  // a new database
+  EXPECT_GT(j["speedup"].get<double>(), 0);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+  CmdResult bad = tensorperf("optimize --model squeezenet1_1 --time-budget soon --db " + db);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(db)) << "a usage error wrote the database";
+}
+
 }  // namespace
