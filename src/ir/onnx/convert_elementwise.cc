@@ -53,6 +53,12 @@ Status convert_unary(const OnnxNode& node, ImportContext& ctx, OpKind op) {
   return emit_unary(node, ctx, op);
 }
 
+// A one-element constant named "<node>/<name>" (broadcasts against any tensor).
+ValueId scalar_constant(const OnnxNode& node, ImportContext& ctx, const std::string& name, double v, DType dtype) {
+  return ctx.graph().add_constant(node.name() + "/" + name, TensorType{{1}, dtype},
+                                  ConstTensor::from_floats({v}, {1}, dtype).data);
+}
+
 }  // namespace
 
 Status convert_add(const OnnxNode& node, ImportContext& ctx) {
@@ -116,10 +122,7 @@ Status convert_hard_sigmoid(const OnnxNode& node, ImportContext& ctx) {
   TP_ASSIGN_OR_RETURN(double beta, node.attr_float("beta", 0.5));
   TP_ASSIGN_OR_RETURN(ValueId x, ctx.value(node.input(0)));
   TP_ASSIGN_OR_RETURN(TensorType t, ctx.type(node.input(0)));
-  auto scalar = [&](const std::string& name, double v) {
-    return ctx.graph().add_constant(node.name() + "/" + name, TensorType{{1}, t.dtype},
-                                    ConstTensor::from_floats({v}, {1}, t.dtype).data);
-  };
+  auto scalar = [&](const std::string& name, double v) { return scalar_constant(node, ctx, name, v, t.dtype); };
   ValueId z = x;
   if (static_cast<float>(6 * alpha) != 1.0f) {
     TP_ASSIGN_OR_RETURN(z, ctx.add_op(node, OpKind::kMul, {z, scalar("scale", 6 * alpha)}, {}, "scale"));
@@ -137,10 +140,7 @@ Status convert_hard_swish(const OnnxNode& node, ImportContext& ctx) {
   TP_RETURN_IF_ERROR(node.check_attrs({}));
   TP_ASSIGN_OR_RETURN(ValueId x, ctx.value(node.input(0)));
   TP_ASSIGN_OR_RETURN(TensorType t, ctx.type(node.input(0)));
-  auto scalar = [&](const std::string& name, double v) {
-    return ctx.graph().add_constant(node.name() + "/" + name, TensorType{{1}, t.dtype},
-                                    ConstTensor::from_floats({v}, {1}, t.dtype).data);
-  };
+  auto scalar = [&](const std::string& name, double v) { return scalar_constant(node, ctx, name, v, t.dtype); };
   TP_ASSIGN_OR_RETURN(ValueId z, ctx.add_op(node, OpKind::kAdd, {x, scalar("shift", 3.0)}, {}, "shift"));
   TP_ASSIGN_OR_RETURN(z, ctx.add_op(node, OpKind::kRelu6, {z}, {}, "clip"));
   TP_ASSIGN_OR_RETURN(z, ctx.add_op(node, OpKind::kMul, {z, scalar("sixth", 1.0 / 6.0)}, {}, "sixth"));
