@@ -13,6 +13,7 @@ void register_commands(CLI::App& app) {
       register_run_command,
       register_optimize_command,
       register_db_command,
+      register_features_command,
   };
   for (Register r : kCommands) r(app);
 }

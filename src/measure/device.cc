@@ -79,7 +79,11 @@ Status read_cpuinfo(Device& d) {
     std::string name = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
     if (name == "model name" && d.cpu_model.empty()) d.cpu_model = value;
     if (name == "flags" && flags.empty()) flags = value;
+    if (name == "cpu MHz" && d.clock_mhz <= 0) d.clock_mhz = std::atof(value.c_str());
   }
+  // The rated maximum where cpufreq shows it (the cpuinfo figure is the current clock).
+  std::ifstream max_freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  if (double khz = 0; max_freq >> khz && khz > 0) d.clock_mhz = khz / 1000.0;
   if (d.cpu_model.empty()) d.cpu_model = "unknown cpu";
   std::set<std::string> have;
   std::istringstream fs_in(flags);
@@ -182,13 +186,14 @@ std::string Device::key() const {
 const std::vector<std::string>& device_feature_names() {
   static const std::vector<std::string> names = {
       "cores",      "threads",     "l1d_kib",           "l2_kib", "l3_mib", "vector_lanes", "isa_sse41", "isa_avx2",
-      "isa_avx512", "peak_gflops", "mem_bandwidth_gbs",
+      "isa_avx512", "peak_gflops", "mem_bandwidth_gbs", "clock_ghz", "cpu_has_avx512", "cpu_has_avx2", "cpu_has_fma",
   };
   return names;
 }
 
 std::vector<double> Device::features() const {
   const IsaLevel* level = find_level(isa);
+  auto has = [&](const char* f) { return std::find(isa_features.begin(), isa_features.end(), f) != isa_features.end(); };
   return {static_cast<double>(cores),
           static_cast<double>(threads),
           static_cast<double>(l1d_bytes) / 1024.0,
@@ -199,7 +204,11 @@ std::vector<double> Device::features() const {
           isa == "avx2" ? 1.0 : 0.0,
           isa == "avx512" ? 1.0 : 0.0,
           peak_gflops,
-          mem_bandwidth_gbs};
+          mem_bandwidth_gbs,
+          clock_mhz / 1000.0,
+          has("avx512f") ? 1.0 : 0.0,
+          has("avx2") ? 1.0 : 0.0,
+          has("fma") ? 1.0 : 0.0};
 }
 
 nlohmann::json device_to_json(const Device& d) {
@@ -215,7 +224,8 @@ nlohmann::json device_to_json(const Device& d) {
           {"l2_bytes", d.l2_bytes},
           {"l3_bytes", d.l3_bytes},
           {"peak_gflops", d.peak_gflops},
-          {"mem_bandwidth_gbs", d.mem_bandwidth_gbs}};
+          {"mem_bandwidth_gbs", d.mem_bandwidth_gbs},
+          {"clock_mhz", d.clock_mhz}};
 }
 
 Result<Device> device_from_json(const nlohmann::json& j) {
@@ -234,6 +244,7 @@ Result<Device> device_from_json(const nlohmann::json& j) {
     d.l3_bytes = j.at("l3_bytes").get<int64_t>();
     d.peak_gflops = j.at("peak_gflops").get<double>();
     d.mem_bandwidth_gbs = j.at("mem_bandwidth_gbs").get<double>();
+    d.clock_mhz = j.value("clock_mhz", 0.0);  // absent in descriptions written before it was kept
     return d;
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(std::string("device: ") + e.what());

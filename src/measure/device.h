@@ -26,6 +26,7 @@ struct Device {
   int64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;  // per sysfs, else glibc's cpuid view; 0 = unknown
   double peak_gflops = 0;                             // measured FP32, `threads` threads, `isa` vectors
   double mem_bandwidth_gbs = 0;                       // measured triad, `threads` threads, GB/s (1e9 bytes)
+  double clock_mhz = 0;  // rated maximum (cpufreq), else the clock /proc/cpuinfo shows; 0 = unknown
 
   // "x86_64-amd-epyc-7b13-avx2-fma-t2": arch, CPU model slug, ISA level, threads.
   std::string key() const;

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "measure/record.h"
-#include "tune/config_features.h"
+#include "features/workload_features.h"
 
 namespace tensorperf::tune {
 
@@ -44,15 +44,15 @@ std::vector<TransferGroup> TransferPool::groups_for(const ir::Workload& w, const
   auto op = by_op_.find(w.op);
   if (op == by_op_.end()) return out;
   const std::string own = w.key();
-  const size_t width = task_feature_width() + SearchSpace::of(w, provider).feature_width();
+  const size_t width = features::task_feature_width() + SearchSpace::of(w, provider).feature_width();
   for (const auto& [key, entries] : op->second) {
     if (key.first == own && key.second == device_key) continue;
     auto other = ir::parse_workload_key(key.first);
     if (!other.ok() || !provider.supports(*other)) continue;
     const SearchSpace space = SearchSpace::of(*other, provider);
-    if (task_feature_width() + space.feature_width() != width) continue;  // another layout of knobs
-    std::vector<float> row = workload_features(*other);
-    for (float d : device_key_features(key.second)) row.push_back(d);
+    if (features::task_feature_width() + space.feature_width() != width) continue;  // another layout of knobs
+    std::vector<float> row = features::workload_features(*other);
+    for (float d : features::device_key_features(key.second)) row.push_back(d);
     const size_t prefix = row.size();
     row.resize(width);
     TransferGroup g;

@@ -1,7 +1,7 @@
 // Transfer: what the store already knows that a model-based tuner can start from. For a task
 // (workload, device), the error-free and failed records of the other workloads of its op kind, on
 // any device, and of its own workload on other devices, each (workload, device) a group of rows
-// encoded like the task's own (config_features.h).
+// encoded like the task's own (features/workload_features.h).
 #pragma once
 
 #include <map>

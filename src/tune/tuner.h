@@ -26,7 +26,7 @@ struct TrialResult {
 
 // Measurements of a related task (another workload of the same op kind, or this workload on another
 // device) for model-based tuners to start from: rows already encoded like this task's (see
-// config_features.h), one cost per row (+inf: failed).
+// features/workload_features.h), one cost per row (+inf: failed).
 struct TransferGroup {
   std::vector<float> rows;  // row-major, TunerContext::feature_width() columns
   std::vector<double> costs;

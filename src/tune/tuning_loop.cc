@@ -11,7 +11,7 @@
 #include "db/db_record_sink.h"
 #include "measure/measured_index.h"
 #include "measure/work_claims.h"
-#include "tune/config_features.h"
+#include "features/workload_features.h"
 #include "tune/transfer.h"
 #include "tune/tuner.h"
 
@@ -86,8 +86,8 @@ class TaskState {
       TunerContext ctx;
       ctx.space = &ps.space;
       ctx.seed = options_.seed ^ std::hash<std::string>{}(result_.workload_key + "|" + ps.provider->name());
-      ctx.task_features = workload_features(task_.workload);
-      for (float d : device_key_features(device_.key())) ctx.task_features.push_back(d);
+      ctx.task_features = features::workload_features(task_.workload);
+      for (float d : features::device_key_features(device_.key())) ctx.task_features.push_back(d);
       if (pool != nullptr) ctx.transfer = pool->groups_for(task_.workload, device_.key(), *ps.provider);
       TP_ASSIGN_OR_RETURN(ps.tuner, make_tuner(options_.tuner, ctx));
       flush(ps);

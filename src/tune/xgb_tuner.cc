@@ -14,7 +14,6 @@
 
 #include "costmodel/gbdt.h"
 #include "tune/annealing.h"
-#include "tune/config_features.h"
 #include "tune/tuners.h"
 
 namespace tensorperf::tune {

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "synthetic.h"
-#include "tune/config_features.h"
+#include "features/workload_features.h"
 
 namespace tensorperf::tune {
 namespace {
@@ -151,7 +151,7 @@ TEST(Tuners, FailedPointsRankWorstForTheModel) {
 TEST(Tuners, TransferFromARelatedTaskFindsTheBestSooner) {
   // The related task: the same cost on another "device" (every cost doubled), 400 measurements.
   const SearchSpace space = synthetic_space();
-  std::vector<float> task(task_feature_width(), 0.0f);
+  std::vector<float> task(features::task_feature_width(), 0.0f);
   TransferGroup related;
   std::mt19937_64 rng(11);
   PointSet taken;

@@ -1,10 +1,10 @@
-#include "tune/config_features.h"
+#include "features/workload_features.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-namespace tensorperf::tune {
+namespace tensorperf::features {
 namespace {
 
 constexpr size_t kDims = 4;
@@ -41,6 +41,18 @@ std::vector<float> workload_features(const ir::Workload& w) {
   return f;
 }
 
+const std::vector<std::string>& workload_feature_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {"op", "log2_flops"};
+    for (const char* t : {"in0", "in1", "out"})
+      for (size_t d = 0; d < kDims; ++d) n.push_back(std::string(t) + "_dim" + std::to_string(d));
+    for (const char* a : {"stride_h", "stride_w", "pads_h", "pads_w", "dilation", "groups", "epilogue_ops"})
+      n.push_back(a);
+    return n;
+  }();
+  return names;
+}
+
 std::vector<float> device_key_features(std::string_view key) {
   float threads = 0, lanes = 0;
   size_t t = key.rfind("-t");
@@ -59,4 +71,4 @@ std::vector<float> device_key_features(std::string_view key) {
 
 size_t task_feature_width() { return kWorkloadFeatures + kDeviceFeatures; }
 
-}  // namespace tensorperf::tune
+}  // namespace tensorperf::features
