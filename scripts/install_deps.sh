@@ -10,7 +10,7 @@ PACKAGES=(
   libhalide14-0-dev libdnnl-dev
   ocl-icd-opencl-dev  # dnnl-config.cmake needs OpenCL: Debian builds oneDNN with the OpenCL GPU runtime
   # record store
-  libsqlite3-dev sqlite3 libzstd-dev libxxhash-dev libpqxx-dev postgresql libsimdjson-dev libssl-dev
+  libsqlite3-dev sqlite3 libzstd-dev zstd libxxhash-dev libpqxx-dev postgresql libsimdjson-dev libssl-dev
   # model import
   libonnx-dev libprotobuf-dev protobuf-compiler
   # formats, command line, logging

@@ -253,7 +253,7 @@ void register_db_command(CLI::App& app) {
   });
 
   auto* imp = db->add_subcommand("import", "import AutoTVM / auto_scheduler logs and tensorperf record files");
-  imp->add_option("files", o.files, "log files, one record per line")->required()->check(CLI::ExistingFile);
+  imp->add_option("files", o.files, "log files, one record per line (.zst: zstd-compressed)")->required()->check(CLI::ExistingFile);
   imp->add_flag("--strict", o.strict, "stop at the first malformed line instead of skipping it");
   imp->add_option("--batch", o.batch, "records per transaction")->capture_default_str()->check(positive());
   imp->add_flag("--json", o.json, "print the per-file counts as JSON");

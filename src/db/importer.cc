@@ -1,12 +1,16 @@
 #include "db/importer.h"
 
+#include <zstd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <memory>
 #include <mutex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -320,10 +324,42 @@ Result<ImportReport> import_stream(RecordStore& store, std::istream& in, const s
   return report;
 }
 
+namespace {
+
+// The whole decompressed content of a zstd file (as `zstd -d` writes it).
+Result<std::string> read_zstd(std::istream& in, const std::string& path) {
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  std::vector<char> input(ZSTD_DStreamInSize()), output(ZSTD_DStreamOutSize());
+  std::string text;
+  size_t last = 0;
+  bool any = false;
+  while (in.read(input.data(), static_cast<std::streamsize>(input.size())) || in.gcount() > 0) {
+    any = true;
+    ZSTD_inBuffer src{input.data(), static_cast<size_t>(in.gcount()), 0};
+    while (src.pos < src.size) {
+      ZSTD_outBuffer dst{output.data(), output.size(), 0};
+      last = ZSTD_decompressStream(ctx.get(), &dst, &src);
+      if (ZSTD_isError(last))
+        return Status::Corruption(path + ": not a valid zstd file (" + ZSTD_getErrorName(last) + ")");
+      text.append(output.data(), dst.pos);
+    }
+  }
+  if (in.bad()) return Status::IoError("cannot read " + path + ": " + std::strerror(errno));
+  if (!any || last != 0) return Status::Corruption(path + ": truncated zstd file");
+  return text;
+}
+
+}  // namespace
+
 Result<ImportReport> import_file(RecordStore& store, const std::string& path, const ImportOptions& options,
                                  const ProblemSink& on_problem) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound("cannot read " + path + ": " + std::strerror(errno));
+  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".zst") == 0) {
+    TP_ASSIGN_OR_RETURN(std::string text, read_zstd(in, path));
+    std::istringstream decompressed(std::move(text));
+    return import_stream(store, decompressed, path, options, on_problem);
+  }
   return import_stream(store, in, path, options, on_problem);
 }
 

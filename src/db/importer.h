@@ -36,7 +36,8 @@ using ProblemSink = std::function<void(const std::string&)>;
 // with options.strict becomes an InvalidArgument error naming it.
 Result<ImportReport> import_stream(RecordStore& store, std::istream& in, const std::string& name,
                                    const ImportOptions& options, const ProblemSink& on_problem);
-// Opens `path` and imports it; NotFound when it cannot be read.
+// Opens `path` and imports it; a name ending in .zst is read as zstd-compressed (`zstd` writes it).
+// NotFound when it cannot be read; Corruption for a damaged .zst file.
 Result<ImportReport> import_file(RecordStore& store, const std::string& path, const ImportOptions& options,
                                  const ProblemSink& on_problem);
 

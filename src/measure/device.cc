@@ -251,6 +251,13 @@ Result<Device> device_from_json(const nlohmann::json& j) {
   }
 }
 
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double one_minute = -1;
+  if (!(in >> one_minute) || one_minute < 0) return -1;
+  return one_minute;
+}
+
 std::vector<int> pinned_cpus(int threads) {
   cpu_set_t set;
   CPU_ZERO(&set);

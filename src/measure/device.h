@@ -53,6 +53,9 @@ struct DeviceOptions {
 // (InvalidArgument); an unreadable /proc/cpuinfo (IoError).
 Result<Device> detect_device(const DeviceOptions& options = {});
 
+// The machine's 1-minute load average (/proc/loadavg), kept with each measurement; -1 when unreadable.
+double load_average();
+
 // The first `threads` CPUs this process may run on, in order (what measurements pin to).
 std::vector<int> pinned_cpus(int threads);
 // Restricts the calling thread, and the threads it starts afterwards, to `cpus` (sched_setaffinity).

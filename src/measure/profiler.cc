@@ -43,6 +43,7 @@ Record failed_preparation(const ir::Workload& w, const Device& d, const kernels:
   r.error = ErrorCode::kUnknownError;
   r.error_msg = "not measured, no reference output to check against: " + why.message();
   r.timestamp = unix_seconds();
+  r.load = load_average();
   return r;
 }
 

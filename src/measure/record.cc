@@ -50,6 +50,7 @@ nlohmann::json record_to_json(const Record& r) {
                  {"build_time", r.build_time_s},
                  {"run_time", r.run_time_s},
                  {"timestamp", r.timestamp}};
+  if (r.load >= 0) j["result"]["load"] = r.load;
   j["version"] = {{"format", r.format}, {"tensorperf", r.version}};
   return j;
 }
@@ -101,6 +102,11 @@ Result<Record> record_from_json(const nlohmann::json& j) {
   r.build_time_s = res["build_time"].get<double>();
   r.run_time_s = res["run_time"].get<double>();
   r.timestamp = res["timestamp"].get<double>();
+  if (auto load = res.find("load"); load != res.end()) {
+    if (!load->is_number() || load->get<double>() < 0)
+      return Status::Corruption("record: \"result.load\" is not a non-negative number");
+    r.load = load->get<double>();
+  }
   r.format = ver["format"].get<int>();
   r.version = ver["tensorperf"].get<std::string>();
   if (r.format != kRecordFormatVersion)

@@ -4,7 +4,7 @@
 //   {"input": {"workload": KEY, "device": DEVICE_KEY, "target": TARGET, "provider": "halide"},
 //    "config": {KNOB: VALUE, ...},
 //    "result": {"costs": [s, ...], "error_no": 0, "error_msg": "", "build_time": s, "run_time": s,
-//               "timestamp": unix_s},
+//               "timestamp": unix_s, "load": 1-minute load average (only when kept)},
 //    "version": {"format": 1, "tensorperf": "0.1.0"}}
 // Parsing then serialising a line gives the same JSON value (lossless; key order is the above).
 #pragma once
@@ -48,6 +48,7 @@ struct Record {
   double build_time_s = 0;  // compile time (CPU time of the compiling thread)
   double run_time_s = 0;    // wall time of the whole timed run, reference check included
   double timestamp = 0;     // unix seconds
+  double load = -1;         // the machine's 1-minute load average when measured (-1: not kept)
   std::string version = std::string(tensorperf_version());
   int format = kRecordFormatVersion;
 

@@ -204,6 +204,7 @@ Record WorkloadRunner::record_from(const Candidate& c, const WorkerOutcome& out)
   rec.provider = c.provider->name();
   rec.config = c.config.knobs;
   rec.timestamp = unix_seconds();
+  rec.load = load_average();
 
   const json* built = out.messages.size() > 0 ? &out.messages[0] : nullptr;
   const json* done = out.messages.size() > 1 ? &out.messages[1] : nullptr;

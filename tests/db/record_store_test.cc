@@ -1,7 +1,9 @@
 #include "db/record_store.h"
 
 #include <sqlite3.h>
+#include <zstd.h>
 
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -140,6 +142,7 @@ measure::Record native(int i) {
   r.build_time_s = 0.25;
   r.run_time_s = 0.5;
   r.timestamp = 1700000000.125 + i;
+  if (i % 3 == 0) r.load = 0.25 * i;  // the machine's load is kept by newer records only
   return r;
 }
 
@@ -165,12 +168,46 @@ TEST_P(RecordStoreTest, NativeRecordsRoundTripLosslessly) {
     auto r = measure::record_from_line(line);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(measure::record_to_json(*r), measure::record_to_json(native(i)));
+    EXPECT_EQ(r->load, native(i).load);
+    EXPECT_EQ(line.find("\"load\"") != std::string::npos, i % 3 == 0) << line;
   }
+  auto negative = measure::record_from_line(R"({"config":{},"input":{"device":"d","provider":"p","target":"t",)"
+                                            R"("workload":"w"},"result":{"build_time":0,"costs":[1],"error_msg":"",)"
+                                            R"("error_no":0,"load":-2,"run_time":0,"timestamp":0},)"
+                                            R"("version":{"format":1,"tensorperf":"0.1.0"}})");
+  EXPECT_EQ(negative.status().code(), StatusCode::kCorruption);
   // Same ISA level on the other thread count is the closest device.
   auto best = db::best_configs(*store, "conv2d|n1|c0", "x86_64-avx2-fma-amd-epyc-7b13-t1", 1);
   ASSERT_TRUE(best.ok());
   EXPECT_EQ(best->match, db::DeviceMatch::kExact);
   EXPECT_EQ(best->records.at(0).config, R"({"tile_x":0,"vectorize":true})");
+}
+
+// Record files compressed with zstd (how shipped datasets are committed) import like plain ones; a
+// damaged one is a Corruption error naming the file.
+TEST_P(RecordStoreTest, ZstdCompressedFilesImport) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  std::string text;
+  for (int i = 0; i < 10; ++i) text += measure::record_to_line(native(i)) + "\n";
+  std::string packed(ZSTD_compressBound(text.size()), '\0');
+  const size_t n = ZSTD_compress(packed.data(), packed.size(), text.data(), text.size(), 3);
+  ASSERT_FALSE(ZSTD_isError(n));
+  packed.resize(n);
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream out(temp_dir_ + "/" + name, std::ios::binary);
+    out << bytes;
+    return temp_dir_ + "/" + name;
+  };
+  auto report = db::import_file(*store, write("records.jsonl.zst", packed), db::ImportOptions{}, {});
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->inserted, 10);
+  EXPECT_EQ(export_text(*store, db::ExportSelection::kAll), text);
+  auto truncated = db::import_file(*store, write("cut.jsonl.zst", packed.substr(0, packed.size() / 2)), {}, {});
+  EXPECT_EQ(truncated.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(truncated.status().message().find("cut.jsonl.zst"), std::string::npos);
+  auto garbage = db::import_file(*store, write("plain.zst", text), {}, {});
+  EXPECT_EQ(garbage.status().code(), StatusCode::kCorruption);
 }
 
 TEST_P(RecordStoreTest, MalformedLinesAreReportedWithFileAndLineThenSkipped) {

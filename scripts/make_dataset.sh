@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# make_dataset.sh: the multi-device measurement dataset for learned cost models (data/measurements/).
+#
+# For every distinct workload of the zoo's nine models at batch 1 (and three CNNs at batch 8), on
+# every device this machine offers (each Halide ISA level the CPU runs x 1 and 2 threads), measures
+# configs from the tuners' trajectories (rounds of random, ga and xgb, so fast and slow programs are
+# both present; oneDNN's configs included) and, each round, re-measures one model's default configs
+# at a later time (about 2% of the records) to give the noise floor. Each record keeps the machine's
+# load. Then exports the records per device, zstd-compressed, with the devices' descriptions, and
+# writes data/measurements/README.md (scripts/dataset_readme.py).
+#
+# Resumable and safe to stop at any time (Ctrl-C, kill, a lost session): every measurement is in the
+# database (default build/dataset/dataset.db) as soon as it is made and `tune` counts what is there;
+# a re-run continues. It waits while the project builds (measuring then would be noise).
+#
+# Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--per-round N] [--db FILE] [--export-only]
+#   --hours H       stop starting new steps after H hours (default: no limit)
+#   --rounds R      tuning rounds (default 6); round r brings each workload to r x N trials per device
+#   --per-round N   trials per workload and round (default 6)
+#   --export-only   only export the database into data/measurements/ and rewrite its README
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+TP="$ROOT/build/tensorperf"
+WORK="$ROOT/build/dataset"
+DB="$WORK/dataset.db"
+OUT="$ROOT/data/measurements"
+HOURS=0
+ROUNDS=6
+PER_ROUND=6
+EXPORT_ONLY=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --hours) HOURS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --per-round) PER_ROUND="$2"; shift 2 ;;
+    --db) DB="$2"; shift 2 ;;
+    --export-only) EXPORT_ONLY=1; shift ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ -x "$TP" ]] || { echo "make_dataset: $TP is missing: build first (make build)" >&2; exit 1; }
+mkdir -p "$WORK" "$OUT"
+"$TP" db init --db "$DB" > /dev/null
+
+MODELS=(resnet18 resnet50 vgg16 inception_v3 squeezenet1_1 mobilenet_v2 nasnet_a_mobile randwire bert_base)
+BATCH8=(resnet18 squeezenet1_1 mobilenet_v2)
+TUNERS=(random ga xgb)
+
+# ISA levels this CPU runs, widest first; thread counts this process may use.
+flags="$(grep -m1 '^flags' /proc/cpuinfo)"
+ISAS=()
+[[ "$flags" == *" avx512f "* && "$flags" == *" avx512bw "* ]] && ISAS+=(avx512)
+[[ "$flags" == *" avx2 "* && "$flags" == *" fma "* ]] && ISAS+=(avx2)
+[[ "$flags" == *" sse4_1 "* ]] && ISAS+=(sse41)
+THREADS=(1)
+[[ "$(nproc)" -ge 2 ]] && THREADS+=(2)
+
+START=$(date +%s)
+out_of_time() {
+  [[ "$HOURS" == 0 ]] && return 1
+  awk -v s="$START" -v now="$(date +%s)" -v h="$HOURS" 'BEGIN { exit !((now - s) > h * 3600) }'
+}
+wait_for_builds() {
+  while pgrep -x 'cc1plus|ninja|ld|make' > /dev/null; do
+    echo "make_dataset: a build is running; waiting (measurements during a build are noise)"
+    sleep 30
+  done
+}
+records() { "$TP" db stats --db "$DB" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])'; }
+tasks_of() { "$TP" tasks --model "$1" --batch "$2" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["tasks"]))'; }
+
+export_dataset() {
+  echo "make_dataset: exporting $DB into $OUT"
+  for key in $("$TP" db devices --db "$DB" --json | python3 -c 'import json,sys; [print(d["device"]) for d in json.load(sys.stdin)]'); do
+    "$TP" db export --all --db "$DB" --device "$key" | zstd -q -19 -f -o "$OUT/$key.jsonl.zst"
+    cache="${XDG_CACHE_HOME:-$HOME/.cache}/tensorperf/device-$key.json"
+    [[ -f "$cache" ]] && cp "$cache" "$OUT/device-$key.json"
+  done
+  python3 "$ROOT/scripts/dataset_readme.py" --tensorperf "$TP" --dir "$OUT" > "$OUT/README.md"
+  echo "make_dataset: wrote $OUT/README.md"
+}
+
+if [[ "$EXPORT_ONLY" == 1 ]]; then export_dataset; exit 0; fi
+
+STEPS=()  # "model batch"
+for m in "${MODELS[@]}"; do STEPS+=("$m 1"); done
+for m in "${BATCH8[@]}"; do STEPS+=("$m 8"); done
+declare -A NTASKS
+for s in "${STEPS[@]}"; do NTASKS["$s"]=$(tasks_of $s); done
+
+trap 'echo; echo "make_dataset: stopped; $(records) records in $DB; run again to continue"; exit 130' INT TERM
+echo "make_dataset: devices: ISA ${ISAS[*]} x threads ${THREADS[*]}; ${#STEPS[@]} model/batch steps; $ROUNDS rounds of $PER_ROUND trials per workload; $(records) records so far"
+for ((round = 1; round <= ROUNDS; round++)); do
+  tuner="${TUNERS[$(( (round - 1) % ${#TUNERS[@]} ))]}"
+  for isa in "${ISAS[@]}"; do
+    for t in "${THREADS[@]}"; do
+      for s in "${STEPS[@]}"; do
+        out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 4; }
+        read -r model batch <<< "$s"
+        trials=$(( round * PER_ROUND * NTASKS["$s"] ))
+        wait_for_builds
+        before=$(records)
+        t0=$(date +%s)
+        "$TP" tune --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --tuner "$tuner" --trials "$trials" \
+          --seed "$round" --early-stopping 0 --repeat 3 --min-repeat-ms 10 --db "$DB" --json \
+          > "$WORK/last_tune.json" 2> "$WORK/last_tune.log" ||
+          echo "make_dataset: tune of $model b$batch on $isa t$t failed (see $WORK/last_tune.log); going on"
+        after=$(records)
+        echo "[round $round/$ROUNDS $tuner] $isa t$t $model b$batch: +$((after - before)) records in $(( $(date +%s) - t0 )) s ($after in all, $(( ($(date +%s) - START) / 60 )) min)"
+      done
+      # The noise floor: one model's default configs measured again, later than the first time.
+      m="${MODELS[$(( (round - 1) % ${#MODELS[@]} ))]}"
+      rep="$WORK/repeat-r$round-$isa-t$t.jsonl"
+      if [[ ! -s "$rep.done" ]]; then
+        wait_for_builds
+        "$TP" profile --model "$m" --isa "$isa" --threads "$t" --configs-per-task 1 --repeat 3 --min-repeat-ms 10 \
+          --out "$rep" --json > /dev/null 2>> "$WORK/last_repeat.log" &&
+          "$TP" db import --db "$DB" "$rep" > /dev/null && echo "$m" > "$rep.done"
+        echo "[round $round/$ROUNDS repeat] $isa t$t $m defaults measured again ($(records) in all)"
+      fi
+    done
+  done
+done
+export_dataset
