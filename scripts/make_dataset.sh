@@ -11,7 +11,8 @@
 #
 # Resumable and safe to stop at any time (Ctrl-C, kill, a lost session): every measurement is in the
 # database (default build/dataset/dataset.db) as soon as it is made and `tune` counts what is there;
-# a re-run continues. It waits while the project builds (measuring then would be noise).
+# a re-run continues. A new database starts from the committed records, so a fresh clone continues
+# the dataset too. It waits while the project builds (measuring then would be noise).
 #
 # Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--per-round N] [--db FILE] [--export-only]
 #   --hours H       stop starting new steps after H hours (default: no limit)
@@ -35,7 +36,7 @@ while [[ $# -gt 0 ]]; do
     --per-round) PER_ROUND="$2"; shift 2 ;;
     --db) DB="$2"; shift 2 ;;
     --export-only) EXPORT_ONLY=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -62,7 +63,7 @@ out_of_time() {
   awk -v s="$START" -v now="$(date +%s)" -v h="$HOURS" 'BEGIN { exit !((now - s) > h * 3600) }'
 }
 wait_for_builds() {
-  while pgrep -x 'cc1plus|ninja|ld|make' > /dev/null; do
+  while pgrep -x cc1plus > /dev/null || pgrep -x ninja > /dev/null; do
     echo "make_dataset: a build is running; waiting (measurements during a build are noise)"
     sleep 30
   done
@@ -82,6 +83,12 @@ export_dataset() {
 }
 
 if [[ "$EXPORT_ONLY" == 1 ]]; then export_dataset; exit 0; fi
+
+# A new database (a fresh clone) starts from the committed dataset, so the rounds continue it.
+if [[ "$(records)" == 0 ]] && compgen -G "$OUT/*.jsonl.zst" > /dev/null; then
+  echo "make_dataset: new database: importing the committed records of $OUT first"
+  "$TP" db import --db "$DB" "$OUT"/*.jsonl.zst > /dev/null
+fi
 
 STEPS=()  # "model batch"
 for m in "${MODELS[@]}"; do STEPS+=("$m 1"); done

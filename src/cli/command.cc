@@ -14,6 +14,7 @@ void register_commands(CLI::App& app) {
       register_optimize_command,
       register_db_command,
       register_features_command,
+      register_eval_command,
   };
   for (Register r : kCommands) r(app);
 }

@@ -19,5 +19,6 @@ void register_run_command(CLI::App& app);
 void register_optimize_command(CLI::App& app);
 void register_db_command(CLI::App& app);
 void register_features_command(CLI::App& app);
+void register_eval_command(CLI::App& app);
 
 }  // namespace tensorperf::cli

@@ -96,9 +96,7 @@ void run_optimize(const OptimizeOptions& o) {
     budget_s = *b;
   }
   if (o.trials < 0) throw CommandFailed("--trials must not be negative", kExitUsage);
-  bool known_tuner = false;
-  for (const auto& e : tune::tuners()) known_tuner = known_tuner || e.name == o.tuner;
-  if (!known_tuner) throw CommandFailed("unknown tuner '" + o.tuner + "' (known: " + tune::tuner_names() + ")", kExitUsage);
+  if (Status known = tune::check_tuner_name(o.tuner); !known.ok()) throw CommandFailed(known.message(), kExitUsage);
   const ir::Graph graph = o.source.load();  // a bad model fails before anything runs
   std::vector<tune::TuneTask> tasks;
   for (const ir::Task& t : check(ir::extract_tasks(graph))) tasks.push_back({t.workload, t.count});

@@ -157,9 +157,7 @@ nlohmann::json summary_json(const tune::TuneReport& rep, const measure::Device& 
 void run_tune(TuneCommandOptions& o) {
   // Every argument is checked before anything is opened or written.
   if (o.trials < 1) throw CommandFailed("--trials must be at least 1, got " + std::to_string(o.trials), kExitUsage);
-  bool known_tuner = false;
-  for (const auto& e : tune::tuners()) known_tuner = known_tuner || e.name == o.tuner;
-  if (!known_tuner) throw CommandFailed("unknown tuner '" + o.tuner + "' (known: " + tune::tuner_names() + ")", kExitUsage);
+  if (Status known = tune::check_tuner_name(o.tuner); !known.ok()) throw CommandFailed(known.message(), kExitUsage);
   double budget_s = 0;
   if (!o.time_budget.empty()) {
     auto b = parse_duration(o.time_budget);

@@ -64,5 +64,7 @@ const std::vector<TunerEntry>& tuners();
 Result<std::unique_ptr<Tuner>> make_tuner(std::string_view name, const TunerContext& context);
 // "xgb, ga, random, grid"
 std::string tuner_names();
+// OK when `name` is a tuner of the table, else NotFound naming the known ones.
+Status check_tuner_name(std::string_view name);
 
 }  // namespace tensorperf::tune

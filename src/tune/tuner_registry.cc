@@ -23,10 +23,16 @@ std::string tuner_names() {
   return names;
 }
 
+Status check_tuner_name(std::string_view name) {
+  for (const TunerEntry& e : tuners())
+    if (e.name == name) return Status::Ok();
+  return Status::NotFound("unknown tuner '" + std::string(name) + "' (known: " + tuner_names() + ")");
+}
+
 Result<std::unique_ptr<Tuner>> make_tuner(std::string_view name, const TunerContext& context) {
   for (const TunerEntry& e : tuners())
     if (e.name == name) return e.make(context);
-  return Status::NotFound("unknown tuner '" + std::string(name) + "' (known: " + tuner_names() + ")");
+  return check_tuner_name(name);
 }
 
 }  // namespace tensorperf::tune

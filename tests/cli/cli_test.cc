@@ -358,4 +358,64 @@ TEST(Cli, OptimizeRunsTunesAndRunsAgain) {
   EXPECT_FALSE(std::filesystem::exists(db)) << "a usage error wrote the database";
 }
 
+TEST(Cli, FeaturesPrintsTheProgramsFeatures) {
+  const std::string key = "conv2d|float32[1,16,14,14];float32[32,16,3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];"
+                          "strides=[1,1]|bias+relu";
+  CmdResult r = tensorperf("features --workload '" + key + "' --isa avx2 --loops --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kind"], "loop_nest");
+  EXPECT_EQ(j["workload"], key);
+  EXPECT_FALSE(j["leaves"].empty());
+  EXPECT_GT(j["pooled"]["nest.flops"].get<double>(), 0);
+  EXPECT_EQ(j["device_features"]["vector_lanes"], 8);
+  EXPECT_FALSE(j["loop_nest"]["loops"].empty());
+  CmdResult onednn = tensorperf("features --workload '" + key + "' --provider onednn --json");
+  ASSERT_EQ(onednn.exit_code, 0) << onednn.err;
+  EXPECT_EQ(nlohmann::json::parse(onednn.out)["kind"], "knobs");
+  CmdResult table = tensorperf("features --workload '" + key + "'");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("pooled feature"), std::string::npos) << table.out;
+  for (const std::string& bad : {std::string("features --workload nonsense"),
+                                 "features --workload '" + key + "' --config '{\"vector_width\": 8}'",
+                                 "features --workload '" + key + "' --config '[1,2'"}) {
+    CmdResult e = tensorperf(bad);
+    EXPECT_NE(e.exit_code, 0) << bad;
+    EXPECT_EQ(lines(e.err), 1) << bad << ": " << e.err;
+    EXPECT_TRUE(e.out.empty()) << bad;
+  }
+}
+
+// eval over the shipped best-known records of one device, described by a hand-written description.
+TEST(Cli, EvalScoresACostModelOnADatabase) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tp_eval_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string db = (dir / "records.db").string();
+  CmdResult imp = tensorperf("db import --db " + db + " " + TENSORPERF_SOURCE_DIR +
+                             "/data/best_known/resnet18_x86_64-amd-epyc-avx512-t2.jsonl");
+  ASSERT_EQ(imp.exit_code, 0) << imp.err;
+  std::ofstream(dir / "device-x86_64-amd-epyc-avx512-t2.json")
+      << R"({"arch":"x86_64","cpu_model":"AMD EPYC 7B13","isa_features":["sse41","avx","avx2","fma","avx512f"],)"
+      << R"("isa":"avx512","target":"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41","cores":2,"threads":2,)"
+      << R"("l1d_bytes":32768,"l2_bytes":524288,"l3_bytes":33554432,"peak_gflops":150,"mem_bandwidth_gbs":12})";
+  const std::string model = (dir / "model.json").string();
+  CmdResult r = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split random --save " + model +
+                           " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["samples"], 36);
+  ASSERT_EQ(j["splits"].size(), 1u);
+  EXPECT_EQ(j["splits"][0]["split"], "random");
+  EXPECT_EQ(j["splits"][0]["test"].get<int>() + j["splits"][0]["train"].get<int>(), 36);
+  EXPECT_GE(j["splits"][0]["mape"].get<double>(), 0);
+  EXPECT_TRUE(std::filesystem::exists(model));
+  CmdResult bad = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split sideways");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  CmdResult no_devices = tensorperf("eval --db " + db + " --devices " + (dir / "none").string());
+  EXPECT_NE(no_devices.exit_code, 0);
+  EXPECT_EQ(lines(no_devices.err), 1) << no_devices.err;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace

@@ -1,0 +1,214 @@
+// `tensorperf eval`: how well a cost model predicts the measured records of a database: random,
+// cross-model and cross-device splits (CDMPP's protocol), with errors, rankings and top-k scores.
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/atomic_file.h"
+#include "cli/command.h"
+#include "cli/exit.h"
+#include "cli/progress.h"
+#include "cli/table.h"
+#include "cli/validators.h"
+#include "costmodel/cost_model.h"
+#include "costmodel/metrics.h"
+#include "costmodel/record_samples.h"
+#include "costmodel/splits.h"
+#include "db/record_store.h"
+#include "ir/models/zoo.h"
+#include "ir/task_extraction.h"
+
+namespace tensorperf::cli {
+namespace {
+
+struct EvalOptions {
+  std::string db = "tensorperf.db";
+  std::string devices = "data/measurements";
+  std::string cost_model = "xgb";
+  std::string split = "all";
+  std::vector<double> shares = {1, 5, 10};
+  size_t max_samples = 0;
+  int threads = 1;
+  uint64_t seed = 0;
+  std::string save;
+  std::string plot_spec;
+  bool json = false;
+};
+
+// The zoo's networks and their workloads at the batch sizes the dataset measures (1 and 8).
+std::map<std::string, std::set<std::string>> zoo_workloads() {
+  std::map<std::string, std::set<std::string>> out;
+  for (const ir::ModelInfo& m : ir::zoo_models())
+    for (int64_t batch : {1, 8}) {
+      ir::ModelOptions options;
+      options.batch = batch;
+      auto g = ir::build_model(m.name, options);
+      if (!g.ok()) continue;
+      auto tasks = ir::extract_tasks(*g);
+      if (!tasks.ok()) continue;
+      for (const ir::Task& t : *tasks) out[m.name].insert(t.workload.key());
+    }
+  return out;
+}
+
+struct SplitResult {
+  costmodel::Split split;
+  costmodel::Metrics metrics;
+  std::vector<double> predicted, measured;
+};
+
+SplitResult run_split(const EvalOptions& o, const std::vector<costmodel::Sample>& samples, costmodel::Split split) {
+  std::vector<costmodel::Sample> train, test;
+  for (size_t i : split.train) train.push_back(samples[i]);
+  for (size_t i : split.test) test.push_back(samples[i]);
+  costmodel::CostModelOptions mo{o.threads, o.seed};
+  auto model = check(costmodel::make_cost_model(o.cost_model, mo));
+  check(model->fit(train));
+  std::vector<double> predicted = check(model->predict(test));
+  std::vector<double> measured;
+  std::vector<std::string> groups;
+  for (const costmodel::Sample& s : test) {
+    measured.push_back(s.seconds);
+    groups.push_back(s.workload + "@" + s.device_key);
+  }
+  costmodel::Metrics m = costmodel::evaluate(predicted, measured, groups);
+  return {std::move(split), m, std::move(predicted), std::move(measured)};
+}
+
+void run_eval(const EvalOptions& o) {
+  if (o.split != "all" && o.split != "random" && o.split != "cross-model" && o.split != "cross-device")
+    throw CommandFailed("--split must be random, cross-model, cross-device or all", kExitUsage);
+  check(costmodel::make_cost_model(o.cost_model).status());
+  costmodel::DeviceTable devices;
+  check(devices.add_directory(o.devices));
+  auto store = check(db::open_store(o.db, db::OpenMode::kRead));
+  std::optional<ProgressBar> progress;
+  if (!o.json) progress.emplace();
+  costmodel::SampleSetOptions so;
+  so.max_samples = o.max_samples;
+  so.progress = [&](size_t done, size_t all) {
+    if (progress) progress->update(static_cast<int64_t>(done), static_cast<int64_t>(all), "programs featurised");
+  };
+  costmodel::SampleSet set = check(costmodel::samples_from_store(*store, devices, so));
+  if (progress) progress->finish();
+  if (set.samples.size() < 10)
+    throw CommandFailed(fmt::format("{} has {} usable records; a cost model needs more (make_dataset.sh)", o.db,
+                                    set.samples.size()));
+  std::vector<costmodel::Split> splits;
+  if (o.split == "all" || o.split == "random") splits.push_back(costmodel::random_split(set.samples, 0.2, o.seed));
+  if (o.split == "all" || o.split == "cross-model")
+    for (auto& s : costmodel::cross_model_splits(set.samples, zoo_workloads())) splits.push_back(std::move(s));
+  if (o.split == "all" || o.split == "cross-device") {
+    std::set<std::string> keys;
+    for (const costmodel::Sample& s : set.samples) keys.insert(s.device_key);
+    if (keys.size() >= 2)
+      for (const std::string& key : keys)
+        for (double share : o.shares)
+          for (auto sel : {costmodel::Selection::kKMeans, costmodel::Selection::kRandom})
+            splits.push_back(costmodel::cross_device_split(set.samples, key, share / 100.0, sel, o.seed));
+  }
+  std::vector<SplitResult> results;
+  for (size_t i = 0; i < splits.size(); ++i) {
+    if (!o.json) std::fprintf(stderr, "eval: [%zu/%zu] %s\n", i + 1, splits.size(), splits[i].name.c_str());
+    results.push_back(run_split(o, set.samples, std::move(splits[i])));
+  }
+  if (!o.save.empty()) {
+    auto model = check(costmodel::make_cost_model(o.cost_model, costmodel::CostModelOptions{o.threads, o.seed}));
+    check(model->fit(set.samples));
+    check(costmodel::save_cost_model(*model, o.save));
+  }
+  if (!o.plot_spec.empty()) {
+    nlohmann::json panels = nlohmann::json::array();
+    for (const SplitResult& r : results) {
+      if (r.split.name != "random" && r.split.name.rfind("cross-model", 0) != 0) continue;
+      std::vector<double> x, y;
+      for (size_t i = 0; i < r.measured.size(); ++i) {
+        x.push_back(r.measured[i] * 1e3);
+        y.push_back(r.predicted[i] * 1e3);
+      }
+      panels.push_back({{"kind", "scatter"},
+                        {"title", fmt::format("{} (MAPE {:.1f}%)", r.split.name, 100 * r.metrics.mape)},
+                        {"xlabel", "measured ms"},
+                        {"ylabel", "predicted ms"},
+                        {"logx", true},
+                        {"logy", true},
+                        {"diagonal", true},
+                        {"series", {{{"label", o.cost_model}, {"x", x}, {"y", y}}}}});
+    }
+    auto file = check(AtomicFile::create(o.plot_spec));
+    file.stream() << nlohmann::json{{"title", "predicted vs measured latency"}, {"columns", 3}, {"panels", panels}}.dump();
+    check(file.commit());
+  }
+  if (o.json) {
+    nlohmann::json out{{"cost_model", o.cost_model},
+                       {"samples", set.samples.size()},
+                       {"skipped", set.skipped},
+                       {"closest_device", set.closest_device},
+                       {"splits", nlohmann::json::array()}};
+    for (const SplitResult& r : results) {
+      nlohmann::json m = costmodel::metrics_to_json(r.metrics);
+      m["split"] = r.split.name;
+      m["train"] = r.split.train.size();
+      m["test"] = r.split.test.size();
+      out["splits"].push_back(m);
+    }
+    std::puts(out.dump(2).c_str());
+    return;
+  }
+  std::printf("cost model %s on %s: %zu samples (%zu records skipped)%s\n\n", o.cost_model.c_str(), o.db.c_str(),
+              set.samples.size(), set.skipped,
+              set.closest_device.empty() ? ""
+                                         : fmt::format("; {} device(s) described by the closest known device",
+                                                       set.closest_device.size())
+                                               .c_str());
+  Table table({{"split"},
+               {"train", Align::kRight},
+               {"test", Align::kRight},
+               {"MAPE", Align::kRight},
+               {"RMSE ln", Align::kRight},
+               {"<=10%", Align::kRight},
+               {"<=20%", Align::kRight},
+               {"pairwise", Align::kRight},
+               {"top-1", Align::kRight},
+               {"top-5", Align::kRight}});
+  for (const SplitResult& r : results)
+    table.add_row({r.split.name, std::to_string(r.split.train.size()), std::to_string(r.split.test.size()),
+                   fmt::format("{:.1f}%", 100 * r.metrics.mape), fmt::format("{:.3f}", r.metrics.rmse_log),
+                   fmt::format("{:.1f}%", 100 * r.metrics.within_10), fmt::format("{:.1f}%", 100 * r.metrics.within_20),
+                   fmt::format("{:.3f}", r.metrics.pairwise), fmt::format("{:.3f}", r.metrics.top1),
+                   fmt::format("{:.3f}", r.metrics.top5)});
+  table.print();
+}
+
+}  // namespace
+
+void register_eval_command(CLI::App& app) {
+  static EvalOptions o;
+  auto* cmd = app.add_subcommand("eval", "evaluate a cost model on a database's measurements: random, cross-model and "
+                                         "cross-device splits (MAPE, within 10/20%, pairwise ranking, top-k)");
+  cmd->add_option("--db", o.db, "the database of measurements (SQLite path or postgresql:// URL)")->capture_default_str();
+  cmd->add_option("--devices", o.devices, "directory of device-<key>.json descriptions (measured peaks)")
+      ->capture_default_str();
+  cmd->add_option("--cost-model", o.cost_model, "which model: " + costmodel::cost_model_names())->capture_default_str();
+  cmd->add_option("--split", o.split, "random, cross-model, cross-device or all")->capture_default_str();
+  cmd->add_option("--shares", o.shares, "cross-device: percentages of the held-out device's samples to train with")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--max-samples", o.max_samples, "use an even subsample of this many records (0: all)")
+      ->capture_default_str();
+  cmd->add_option("--threads", o.threads, "training threads")->capture_default_str()->check(positive());
+  cmd->add_option("--seed", o.seed, "seed of splits, selection and training")->capture_default_str();
+  cmd->add_option("--save", o.save, "also train on every sample and save the model to this file");
+  cmd->add_option("--plot-spec", o.plot_spec,
+                  "write a predicted-vs-measured figure spec for scripts/plot.py (random and cross-model splits)");
+  cmd->add_flag("--json", o.json,
+                "print one JSON object {cost_model, samples, skipped, closest_device, splits: [{split, train, test, mape, "
+                "rmse_log, within_10, within_20, pairwise, top1, top5, groups}]}");
+  cmd->callback([] { run_eval(o); });
+}
+
+}  // namespace tensorperf::cli

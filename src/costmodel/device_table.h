@@ -1,0 +1,44 @@
+// Device vectors for records by device key: the descriptions measure::Device writes (its JSON, as
+// make_dataset.sh ships them beside the records, and as `tensorperf profile` caches them). A key
+// without a description gets the closest described device's vector, flagged: the same ISA level and
+// CPU first, then the same ISA level, then the same CPU, then any.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "measure/device.h"
+
+namespace tensorperf::costmodel {
+
+struct DeviceVector {
+  std::vector<float> features;  // measure::device_feature_names() columns
+  std::string described_by;     // the key whose description was used
+  bool exact = false;           // described_by is the key asked for
+};
+
+class DeviceTable {
+ public:
+  void add(const measure::Device& d) { devices_[d.key()] = d; }
+  // Adds every device-*.json of `dir`. Errors: an unreadable directory; a file that is not a device
+  // description (Corruption, naming it).
+  Status add_directory(const std::string& dir);
+  size_t size() const { return devices_.size(); }
+  // NotFound when the table is empty.
+  Result<DeviceVector> vector_for(const std::string& device_key) const;
+
+ private:
+  std::map<std::string, measure::Device> devices_;
+};
+
+// The parts of a tensorperf device key "x86_64-amd-epyc-avx512-t2": arch, CPU slug, ISA part,
+// threads (empty parts where the key does not have them).
+struct DeviceKeyParts {
+  std::string arch, cpu, isa;
+  int threads = 0;
+};
+DeviceKeyParts split_device_key(const std::string& key);
+
+}  // namespace tensorperf::costmodel

@@ -1,0 +1,32 @@
+// Samples from measured records: every error-free native record of a store becomes a Sample with
+// its program's features (computed once per (workload, provider, config, target): the 1- and
+// 2-thread devices of one ISA level share them) and its device's vector from a DeviceTable.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "costmodel/device_table.h"
+#include "costmodel/sample.h"
+#include "db/record_store.h"
+
+namespace tensorperf::costmodel {
+
+struct SampleSetOptions {
+  std::string device_key;  // only this device (empty: all)
+  size_t max_samples = 0;  // 0: all; else an even subsample of the records (deterministic)
+  // Called now and then with (programs featurised, programs in all).
+  std::function<void(size_t, size_t)> progress;
+};
+
+struct SampleSet {
+  std::vector<Sample> samples;
+  size_t skipped = 0;                      // records whose workload or config could not be featurised
+  std::vector<std::string> closest_device;  // device keys described by another device's vector
+};
+
+// Errors: the store's; a device table that is empty.
+Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& devices, const SampleSetOptions& options);
+
+}  // namespace tensorperf::costmodel

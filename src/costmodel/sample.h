@@ -1,0 +1,26 @@
+// One program as a cost model sees it: its features (features/program_features.h), the device's
+// vector (measure::Device::features) and, for training and evaluation, its measured latency.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "features/program_features.h"
+
+namespace tensorperf::costmodel {
+
+struct Sample {
+  std::vector<float> program;                      // features::pooled_feature_names() columns
+  std::vector<std::vector<float>> leaves;          // features::leaf_feature_names() rows (loop-nest samples)
+  std::vector<features::LeafPosition> positions;  // one per leaf
+  std::vector<float> device;                       // measure::device_feature_names() columns
+  double seconds = 0;                              // the measured median cost; 0 when not measured
+  std::string workload, device_key, provider;      // what splits and per-workload metrics group by
+};
+
+// A sample of (workload, config) on a device described by `device_features`, unmeasured. Errors:
+// what features::program_features reports.
+Result<Sample> make_sample(const ir::Workload& w, const kernels::Config& config, const std::string& target,
+                           const std::vector<double>& device_features, const std::string& device_key);
+
+}  // namespace tensorperf::costmodel

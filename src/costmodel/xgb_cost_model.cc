@@ -1,0 +1,103 @@
+// The XGBoost cost model: gradient-boosted regression trees on the pooled program vector and the
+// device vector, fitted to log(seconds) (latencies span six orders of magnitude; the log makes the
+// squared error a relative one).
+#include <cmath>
+
+#include "costmodel/cost_model.h"
+#include "costmodel/gbdt.h"
+#include "costmodel/xgb_cost_model.h"
+
+namespace tensorperf::costmodel {
+namespace {
+
+class XgbCostModel final : public CostModel {
+ public:
+  explicit XgbCostModel(const CostModelOptions& options) : options_(options) {}
+
+  std::string kind() const override { return "xgb"; }
+
+  Status fit(std::span<const Sample> train) override {
+    if (train.empty()) return Status::InvalidArgument("no training samples");
+    TP_ASSIGN_OR_RETURN(Matrix x, matrix(train));
+    std::vector<float> labels;
+    labels.reserve(train.size());
+    for (const Sample& s : train) {
+      if (!(s.seconds > 0) || !std::isfinite(s.seconds))
+        return Status::InvalidArgument("a training sample of " + s.workload + " has no measured latency");
+      labels.push_back(static_cast<float>(std::log(s.seconds)));
+    }
+    GbdtOptions o;
+    o.objective = "reg:squarederror";
+    o.rounds = 400;
+    o.max_depth = 8;
+    o.eta = 0.08;
+    o.subsample = 0.9;
+    o.min_child_weight = 2;
+    o.threads = options_.threads;
+    o.seed = options_.seed;
+    TP_ASSIGN_OR_RETURN(Gbdt model, Gbdt::train(x, labels, {}, {}, o));
+    gbdt_ = std::make_unique<Gbdt>(std::move(model));
+    return Status::Ok();
+  }
+
+  Result<std::vector<double>> predict(std::span<const Sample> samples) const override {
+    if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
+    if (samples.empty()) return std::vector<double>{};
+    TP_ASSIGN_OR_RETURN(Matrix x, matrix(samples));
+    TP_ASSIGN_OR_RETURN(std::vector<float> logs, gbdt_->predict(x));
+    std::vector<double> out;
+    out.reserve(logs.size());
+    for (float l : logs) out.push_back(std::exp(static_cast<double>(l)));
+    return out;
+  }
+
+  Result<nlohmann::json> payload() const override {
+    if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
+    TP_ASSIGN_OR_RETURN(std::string booster, gbdt_->save());
+    return nlohmann::json{{"booster", booster}};
+  }
+
+  Status restore(const nlohmann::json& payload) {
+    if (!payload.is_object() || !payload.contains("booster") || !payload["booster"].is_string())
+      return Status::Corruption("xgb cost model: the payload has no booster");
+    TP_ASSIGN_OR_RETURN(Gbdt model, Gbdt::load(payload["booster"].get<std::string>(), options_.threads));
+    if (model.features() != row_width())
+      return Status::InvalidArgument("xgb cost model: the booster takes " + std::to_string(model.features()) +
+                                     " features, this build's rows have " + std::to_string(row_width()));
+    gbdt_ = std::make_unique<Gbdt>(std::move(model));
+    return Status::Ok();
+  }
+
+ private:
+  static Result<Matrix> matrix(std::span<const Sample> samples) {
+    Matrix x;
+    x.cols = row_width();
+    x.values.reserve(samples.size() * x.cols);
+    for (const Sample& s : samples) {
+      const size_t before = x.values.size();
+      append_row(s, x.values);
+      if (x.values.size() - before != x.cols)
+        return Status::InvalidArgument("a sample of " + s.workload + " has " + std::to_string(s.program.size()) +
+                                       " program and " + std::to_string(s.device.size()) +
+                                       " device features; the model takes " + std::to_string(x.cols) + " in all");
+    }
+    return x;
+  }
+
+  CostModelOptions options_;
+  std::unique_ptr<Gbdt> gbdt_;
+};
+
+}  // namespace
+
+std::unique_ptr<CostModel> make_xgb_cost_model(const CostModelOptions& options) {
+  return std::make_unique<XgbCostModel>(options);
+}
+
+Result<std::unique_ptr<CostModel>> load_xgb_cost_model(const nlohmann::json& payload, const CostModelOptions& options) {
+  auto model = std::make_unique<XgbCostModel>(options);
+  TP_RETURN_IF_ERROR(model->restore(payload));
+  return std::unique_ptr<CostModel>(std::move(model));
+}
+
+}  // namespace tensorperf::costmodel

@@ -1,0 +1,132 @@
+// Cost models: learning a known latency function, saved files that predict the same, and the
+// errors a wrong file gives.
+#include "costmodel/cost_model.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "costmodel/metrics.h"
+#include "features/program_features.h"
+#include "measure/device.h"
+
+namespace tensorperf::costmodel {
+namespace {
+
+// Samples whose latency is a known smooth function of three program columns and one device column,
+// the other columns noise the model must learn to ignore.
+std::vector<Sample> synthetic(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 10.0f);
+  std::vector<Sample> out;
+  for (size_t i = 0; i < n; ++i) {
+    Sample s;
+    s.program.assign(features::pooled_feature_names().size(), 0.0f);
+    s.device.assign(measure::device_feature_names().size(), 0.0f);
+    for (size_t c = 0; c < 12; ++c) s.program[c * 7] = u(rng);
+    s.device[1] = static_cast<float>(1 + i % 2);  // threads
+    s.device[9] = 50 + 10 * u(rng);               // peak GFLOP/s
+    const double x = s.program[7], y = s.program[14], z = s.program[21];
+    s.seconds = 1e-4 * std::exp(0.35 * x - 0.2 * y + 0.02 * y * z) * 100.0 / s.device[9];
+    s.workload = "w" + std::to_string(i % 40);
+    s.device_key = "d" + std::to_string(i % 2);
+    s.provider = "halide";
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<double> seconds_of(const std::vector<Sample>& s) {
+  std::vector<double> out;
+  for (const Sample& x : s) out.push_back(x.seconds);
+  return out;
+}
+
+std::vector<std::string> groups_of(const std::vector<Sample>& s) {
+  std::vector<std::string> out;
+  for (const Sample& x : s) out.push_back(x.workload + "@" + x.device_key);
+  return out;
+}
+
+TEST(CostModel, XgbRecoversAKnownFunction) {
+  std::vector<Sample> train = synthetic(2000, 1), test = synthetic(400, 2);
+  auto model = make_cost_model("xgb");
+  ASSERT_TRUE(model.ok());
+  ASSERT_TRUE((*model)->fit(train).ok());
+  auto predicted = (*model)->predict(test);
+  ASSERT_TRUE(predicted.ok()) << predicted.status().ToString();
+  Metrics m = evaluate(*predicted, seconds_of(test), groups_of(test));
+  EXPECT_LT(m.mape, 0.10) << "MAPE " << m.mape;
+  EXPECT_GT(m.pairwise, 0.9);
+  // What a model that ignores the features scores: the mean latency for every sample.
+  double mean = 0;
+  for (double s : seconds_of(train)) mean += s / static_cast<double>(train.size());
+  Metrics flat = evaluate(std::vector<double>(test.size(), mean), seconds_of(test), groups_of(test));
+  EXPECT_GT(flat.mape, 5 * m.mape);
+}
+
+TEST(CostModel, SavedModelPredictsTheSame) {
+  std::vector<Sample> train = synthetic(300, 3), test = synthetic(50, 4);
+  auto model = make_cost_model("xgb");
+  ASSERT_TRUE(model.ok() && (*model)->fit(train).ok());
+  const std::string path = ::testing::TempDir() + "/xgb_model.json";
+  ASSERT_TRUE(save_cost_model(**model, path).ok());
+  auto loaded = load_cost_model(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->kind(), "xgb");
+  auto a = (*model)->predict(test), b = (*loaded)->predict(test);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+}
+
+TEST(CostModel, WrongFilesAreClearErrors) {
+  std::vector<Sample> train = synthetic(100, 5);
+  auto model = make_cost_model("xgb");
+  ASSERT_TRUE(model.ok() && (*model)->fit(train).ok());
+  const std::string dir = ::testing::TempDir();
+  ASSERT_TRUE(save_cost_model(**model, dir + "/good.json").ok());
+  std::ifstream in(dir + "/good.json");
+  nlohmann::json file = nlohmann::json::parse(in);
+  auto write = [&](const std::string& name, const nlohmann::json& j) {
+    std::ofstream(dir + "/" + name) << j.dump();
+    return dir + "/" + name;
+  };
+  nlohmann::json other_schema = file;
+  other_schema["schema"]["program"].push_back("a_feature_this_build_lacks");
+  auto s = load_cost_model(write("schema.json", other_schema));
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("retrain"), std::string::npos) << s.status().message();
+  nlohmann::json other_version = file;
+  other_version["version"] = kCostModelFileVersion + 1;
+  EXPECT_EQ(load_cost_model(write("version.json", other_version)).status().code(), StatusCode::kInvalidArgument);
+  nlohmann::json other_kind = file;
+  other_kind["kind"] = "crystal_ball";
+  EXPECT_EQ(load_cost_model(write("kind.json", other_kind)).status().code(), StatusCode::kInvalidArgument);
+  nlohmann::json broken = file;
+  broken["payload"]["booster"] = "{not a booster";
+  EXPECT_FALSE(load_cost_model(write("broken.json", broken)).ok());
+  std::ofstream(dir + "/text.json") << "hello";
+  EXPECT_EQ(load_cost_model(dir + "/text.json").status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(load_cost_model(dir + "/missing.json").status().code(), StatusCode::kNotFound);
+}
+
+TEST(CostModel, FitAndPredictCheckTheirInput) {
+  auto model = make_cost_model("xgb");
+  ASSERT_TRUE(model.ok());
+  std::vector<Sample> none;
+  EXPECT_EQ((*model)->fit(none).code(), StatusCode::kInvalidArgument);
+  std::vector<Sample> train = synthetic(20, 6);
+  EXPECT_FALSE((*model)->predict(train).ok()) << "not trained yet";
+  train[3].seconds = 0;
+  EXPECT_EQ((*model)->fit(train).code(), StatusCode::kInvalidArgument);
+  train[3].seconds = 1e-3;
+  train[4].program.pop_back();
+  EXPECT_EQ((*model)->fit(train).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(make_cost_model("oracle").status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace tensorperf::costmodel

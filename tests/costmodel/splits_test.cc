@@ -1,0 +1,105 @@
+// Evaluation splits, k-means selection and device vectors for records.
+#include "costmodel/splits.h"
+
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "costmodel/device_table.h"
+#include "features/program_features.h"
+
+namespace tensorperf::costmodel {
+namespace {
+
+Sample at(float x, float y, std::string workload, std::string device) {
+  Sample s;
+  s.program.assign(features::pooled_feature_names().size(), 0.0f);
+  s.program[0] = x;
+  s.program[1] = y;
+  s.seconds = 1e-3;
+  s.workload = std::move(workload);
+  s.device_key = std::move(device);
+  return s;
+}
+
+TEST(Splits, KMeansPicksOneSamplePerCluster) {
+  // Three tight clusters far apart, 10 samples each.
+  std::vector<Sample> samples;
+  const float centres[3][2] = {{0, 0}, {100, 0}, {0, 100}};
+  for (int c = 0; c < 3; ++c)
+    for (int i = 0; i < 10; ++i)
+      samples.push_back(at(centres[c][0] + 0.1f * static_cast<float>(i % 3), centres[c][1] + 0.1f * static_cast<float>(i / 3),
+                           "w", "d"));
+  std::vector<size_t> rows(samples.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  for (uint64_t seed : {1, 2, 3}) {
+    std::vector<size_t> picked = kmeans_representatives(samples, rows, 3, seed);
+    ASSERT_EQ(picked.size(), 3u);
+    std::set<size_t> clusters;
+    for (size_t p : picked) clusters.insert(p / 10);
+    EXPECT_EQ(clusters.size(), 3u) << "seed " << seed;
+  }
+  EXPECT_EQ(kmeans_representatives(samples, rows, 100, 1).size(), 30u) << "k is capped by the rows";
+}
+
+TEST(Splits, CrossModelHoldsOutEveryWorkloadOfTheNetwork) {
+  std::vector<Sample> samples = {at(0, 0, "a", "d"), at(0, 0, "shared", "d"), at(0, 0, "b", "d"), at(0, 0, "a", "e")};
+  std::map<std::string, std::set<std::string>> nets = {{"net1", {"a", "shared"}}, {"net2", {"b", "shared"}}};
+  auto splits = cross_model_splits(samples, nets);
+  ASSERT_EQ(splits.size(), 2u);
+  EXPECT_EQ(splits[0].name, "cross-model net1");
+  EXPECT_EQ(splits[0].test, (std::vector<size_t>{0, 1, 3}));
+  EXPECT_EQ(splits[0].train, (std::vector<size_t>{2}));
+  EXPECT_EQ(splits[1].test, (std::vector<size_t>{1, 2}));
+}
+
+TEST(Splits, CrossDeviceTrainsOnAShareOfTheHeldOutDevice) {
+  std::vector<Sample> samples;
+  for (int i = 0; i < 50; ++i) samples.push_back(at(static_cast<float>(i), 0, "w", "new"));
+  for (int i = 0; i < 30; ++i) samples.push_back(at(static_cast<float>(i), 0, "w", "old"));
+  for (Selection sel : {Selection::kKMeans, Selection::kRandom}) {
+    Split s = cross_device_split(samples, "new", 0.1, sel, 7);
+    EXPECT_EQ(s.test.size(), 45u);
+    EXPECT_EQ(s.train.size(), 35u);
+    for (size_t i : s.test) EXPECT_EQ(samples[i].device_key, "new");
+    std::set<size_t> train(s.train.begin(), s.train.end());
+    for (size_t i : s.test) EXPECT_FALSE(train.count(i));
+  }
+  Split r = random_split(samples, 0.25, 3);
+  EXPECT_EQ(r.test.size(), 20u);
+  EXPECT_EQ(r.train.size(), 60u);
+}
+
+TEST(DeviceTable, UnknownDevicesGetTheClosestDescribedOneFlagged) {
+  DeviceTable table;
+  EXPECT_EQ(table.vector_for("x86_64-amd-epyc-avx2-fma-t1").status().code(), StatusCode::kNotFound);
+  measure::Device a;
+  a.cpu_model = "AMD EPYC 7B13 64-Core Processor";
+  a.isa = "avx2";
+  a.threads = 2;
+  a.peak_gflops = 100;
+  measure::Device b = a;
+  b.isa = "sse41";
+  b.threads = 1;
+  b.peak_gflops = 30;
+  table.add(a);
+  table.add(b);
+  ASSERT_EQ(a.key(), "x86_64-amd-epyc-7b13-avx2-fma-t2");
+  auto exact = table.vector_for(a.key());
+  ASSERT_TRUE(exact.ok());
+  EXPECT_TRUE(exact->exact);
+  EXPECT_EQ(exact->features.size(), measure::device_feature_names().size());
+  // The same CPU at AVX2 on one thread: the AVX2 description (same ISA level) is the closest.
+  auto other = table.vector_for("x86_64-amd-epyc-7b13-avx2-fma-t1");
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->exact);
+  EXPECT_EQ(other->described_by, a.key());
+  DeviceKeyParts p = split_device_key("x86_64-intel-xeon-avx512-t16");
+  EXPECT_EQ(p.arch, "x86_64");
+  EXPECT_EQ(p.cpu, "intel-xeon");
+  EXPECT_EQ(p.isa, "avx512");
+  EXPECT_EQ(p.threads, 16);
+}
+
+}  // namespace
+}  // namespace tensorperf::costmodel
