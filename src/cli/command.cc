@@ -15,6 +15,7 @@ void register_commands(CLI::App& app) {
       register_db_command,
       register_features_command,
       register_eval_command,
+      register_predict_command,
   };
   for (Register r : kCommands) r(app);
 }

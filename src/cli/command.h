@@ -20,5 +20,6 @@ void register_optimize_command(CLI::App& app);
 void register_db_command(CLI::App& app);
 void register_features_command(CLI::App& app);
 void register_eval_command(CLI::App& app);
+void register_predict_command(CLI::App& app);
 
 }  // namespace tensorperf::cli

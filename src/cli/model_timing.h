@@ -2,6 +2,10 @@
 // where each workload's config came from (the coverage line).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
+#include "cli/model_source.h"
+
 #include <map>
 #include <string>
 
@@ -23,5 +27,16 @@ struct Coverage {
 };
 // Per distinct workload of the executor's kernel steps.
 Coverage coverage_of(const runtime::Executor& ex);
+
+// `tensorperf run ... --json` of `source` in a child process (its progress goes to our stderr), and
+// its JSON. Used where this process must stay free of the run's thread pools (it forks measurement
+// workers afterwards) or must not load the model's kernels. `what` names the run in errors.
+struct ChildRun {
+  int threads = 0;  // 0: run's default
+  std::string isa = "native";
+  std::string db;
+  int repeat = 30;
+};
+nlohmann::json run_in_child(const ModelSource& source, const ChildRun& options, const std::string& what);
 
 }  // namespace tensorperf::cli

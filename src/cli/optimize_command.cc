@@ -2,10 +2,7 @@
 // a budget, run it again, and print before / after. The two runs are `tensorperf run --json` in
 // child processes: a run starts OpenMP's and Halide's thread pools, after which this process could
 // no longer fork the tuner's measurement workers safely (measure/runner.h).
-#include <sys/wait.h>
-
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/exit.h"
 #include "cli/model_source.h"
+#include "cli/model_timing.h"
 #include "cli/table.h"
 #include "cli/validators.h"
 #include "db/db_record_sink.h"
@@ -42,43 +40,9 @@ struct OptimizeOptions {
   bool json = false;
 };
 
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// `tensorperf run ... --json` in a child process; its progress goes to our stderr.
 nlohmann::json run_child(const OptimizeOptions& o, const std::string& phase) {
-  // This executable's own path (the shell popen starts would read /proc/self/exe as itself).
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw CommandFailed("cannot find this executable (/proc/self/exe): " + ec.message());
-  std::string cmd = quoted(self.string()) + " run";
-  const ModelSource& m = o.source;
-  if (!m.model.empty()) cmd += " --model " + quoted(m.model);
-  else cmd += " --onnx " + quoted(m.onnx);
-  cmd += fmt::format(" --batch {} --seq-len {} --graph-seed {}", m.batch, m.seq_len, m.seed);
-  if (m.image_size > 0) cmd += fmt::format(" --image-size {}", m.image_size);
-  if (o.threads > 0) cmd += fmt::format(" --threads {}", o.threads);
-  cmd += " --isa " + quoted(o.isa) + " --db " + quoted(o.db) + fmt::format(" --repeat {} --json", o.repeat);
-  std::fprintf(stderr, "optimize: running %s (%s)\n", m.name().c_str(), phase.c_str());
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  if (!pipe) throw CommandFailed("cannot start `tensorperf run` for the " + phase + " run");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe.get())) > 0) out.append(buf, n);
-  const int status = pclose(pipe.release());
-  if (status != 0) {
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : kExitFailure;
-    throw CommandFailed("the " + phase + " run failed (see the error above)", code == 0 ? kExitFailure : code);
-  }
-  try {
-    return nlohmann::json::parse(out);
-  } catch (const nlohmann::json::exception& e) {
-    throw CommandFailed("the " + phase + " run printed no JSON: " + std::string(e.what()));
-  }
+  std::fprintf(stderr, "optimize: running %s (%s)\n", o.source.name().c_str(), phase.c_str());
+  return run_in_child(o.source, ChildRun{o.threads, o.isa, o.db, o.repeat}, "the " + phase + " run");
 }
 
 std::string coverage_line(const nlohmann::json& run) {

@@ -48,6 +48,15 @@ Status DeviceTable::add_directory(const std::string& dir) {
 }
 
 Result<DeviceVector> DeviceTable::vector_for(const std::string& device_key) const {
+  TP_ASSIGN_OR_RETURN(measure::Device best, closest(device_key));
+  DeviceVector v;
+  for (double f : best.features()) v.features.push_back(static_cast<float>(f));
+  v.described_by = best.key();
+  v.exact = v.described_by == device_key;
+  return v;
+}
+
+Result<measure::Device> DeviceTable::closest(const std::string& device_key) const {
   if (devices_.empty()) return Status::NotFound("no device descriptions to describe " + device_key + " with");
   const measure::Device* best = nullptr;
   int best_score = -1;
@@ -65,11 +74,7 @@ Result<DeviceVector> DeviceTable::vector_for(const std::string& device_key) cons
       best = &d;
     }
   }
-  DeviceVector v;
-  for (double f : best->features()) v.features.push_back(static_cast<float>(f));
-  v.described_by = best->key();
-  v.exact = v.described_by == device_key;
-  return v;
+  return *best;
 }
 
 }  // namespace tensorperf::costmodel

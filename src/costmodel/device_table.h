@@ -28,6 +28,8 @@ class DeviceTable {
   size_t size() const { return devices_.size(); }
   // NotFound when the table is empty.
   Result<DeviceVector> vector_for(const std::string& device_key) const;
+  // The description of `device_key`, or of the closest described device (NotFound when empty).
+  Result<measure::Device> closest(const std::string& device_key) const;
 
  private:
   std::map<std::string, measure::Device> devices_;

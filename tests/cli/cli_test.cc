@@ -409,6 +409,23 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   EXPECT_EQ(j["splits"][0]["test"].get<int>() + j["splits"][0]["train"].get<int>(), 36);
   EXPECT_GE(j["splits"][0]["mape"].get<double>(), 0);
   EXPECT_TRUE(std::filesystem::exists(model));
+  // The saved model predicts a model's latency here, and beside a real run with --compare.
+  CmdResult p = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model +
+                           " --compare --repeat 3 --json");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  auto pj = nlohmann::json::parse(p.out);
+  EXPECT_EQ(pj["ops"].size(), 22u);
+  double sum = 0;
+  for (const auto& op : pj["ops"]) {
+    EXPECT_GT(op["predicted_ms"].get<double>(), 0);
+    EXPECT_GT(op["measured_ms"].get<double>(), 0) << op.dump();
+    sum += op["predicted_ms"].get<double>() * op["count"].get<double>();
+  }
+  EXPECT_NEAR(pj["predicted_ms"].get<double>(), sum, 1e-9 * sum);
+  EXPECT_GT(pj["measured_ms"].get<double>(), 0);
+  CmdResult no_model = tensorperf("predict --model squeezenet1_1 --cost-model " + (dir / "none.json").string());
+  EXPECT_NE(no_model.exit_code, 0);
+  EXPECT_EQ(lines(no_model.err), 1) << no_model.err;
   CmdResult bad = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split sideways");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(lines(bad.err), 1) << bad.err;

@@ -1,0 +1,213 @@
+// `tensorperf predict`: a model's latency on a device from a trained cost model, without running
+// it: per operator, the config the executor would choose there (the database's tuned or closest
+// device's config, else the default the model predicts faster), its predicted latency, and the sum.
+// `--compare` also runs the model here and prints the error per operator and in total.
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/exit.h"
+#include "cli/model_source.h"
+#include "cli/model_timing.h"
+#include "cli/table.h"
+#include "cli/validators.h"
+#include "costmodel/cost_model.h"
+#include "costmodel/device_table.h"
+#include "db/record_store.h"
+#include "ir/task_extraction.h"
+#include "kernels/provider.h"
+#include "measure/device.h"
+#include "runtime/config_choice.h"
+
+namespace tensorperf::cli {
+namespace {
+
+struct PredictOptions {
+  ModelSource source;
+  std::string device;  // empty: this machine
+  std::string devices = "data/measurements";
+  std::string cost_model;
+  std::string db;
+  int threads = 0;
+  std::string isa = "native";
+  bool compare = false;
+  int repeat = 30;
+  bool json = false;
+};
+
+struct OpPrediction {
+  ir::Task task;
+  kernels::Config config;
+  std::string source;  // tuned, closest, default
+  double predicted_s = 0;
+  std::optional<double> measured_s;  // per instance, with --compare
+};
+
+void run_predict(const PredictOptions& o) {
+  if (o.cost_model.empty())
+    throw CommandFailed("--cost-model FILE is required (train one with `tensorperf eval --save FILE`)", kExitUsage);
+  const ir::Graph graph = o.source.load();
+  auto model = check(costmodel::load_cost_model(o.cost_model));
+
+  // The device: this machine, or a described one (the closest described device stands in, flagged).
+  measure::Device device;
+  std::string device_note;
+  if (o.device.empty()) {
+    measure::DeviceOptions d;
+    d.threads = o.threads > 0 ? o.threads : static_cast<int>(measure::pinned_cpus(1 << 16).size());
+    d.isa = o.isa;
+    device = check(measure::detect_device(d));
+  } else {
+    if (o.compare) throw CommandFailed("--compare runs the model here: it cannot be combined with --device", kExitUsage);
+    costmodel::DeviceTable table;
+    check(table.add_directory(o.devices));
+    device = check(table.closest(o.device));
+    if (device.key() != o.device) device_note = " (not described: using the closest described device " + device.key() + ")";
+  }
+  const std::vector<double> device_vector = device.features();
+  const std::string device_key = o.device.empty() ? device.key() : o.device;
+
+  // With --compare, the run first: the providers it chose for default workloads are the ones to predict.
+  std::optional<nlohmann::json> run;
+  std::map<std::string, std::string> run_provider;
+  std::map<std::string, std::pair<double, int>> run_ms;  // workload -> (ms summed over nodes, nodes)
+  if (o.compare) {
+    run = run_in_child(o.source, ChildRun{device.threads, o.isa, o.db, o.repeat}, "the comparison run");
+    for (const auto& op : run->at("ops")) {
+      const std::string w = op.value("workload", "");
+      if (w.empty()) continue;
+      run_provider[w] = op.value("provider", "");
+      run_ms[w].first += op.value("ms", 0.0);
+      run_ms[w].second += 1;
+    }
+  }
+
+  std::unique_ptr<db::RecordStore> store;
+  if (!o.db.empty()) store = check(db::open_store(o.db, db::OpenMode::kRead));
+  std::vector<OpPrediction> ops;
+  for (const ir::Task& t : check(ir::extract_tasks(graph))) {
+    OpPrediction p{t, {}, "default", 0, std::nullopt};
+    std::optional<runtime::ChosenConfig> chosen;
+    if (store) chosen = check(runtime::database_config(*store, t.workload, device_key, device.target));
+    std::vector<kernels::Config> candidates;
+    if (chosen) {
+      candidates.push_back(chosen->config);
+      p.source = chosen->source == runtime::ConfigSource::kTuned ? "tuned" : "closest";
+    } else {
+      for (const char* name : {"halide", "onednn"}) {
+        auto provider = kernels::find_provider(name);
+        if (!provider.ok() || !(*provider)->supports(t.workload)) continue;
+        if (run_provider.count(t.workload.key()) && run_provider[t.workload.key()] != name) continue;
+        candidates.push_back((*provider)->default_config(t.workload));
+      }
+    }
+    if (candidates.empty())
+      throw CommandFailed("no provider has a kernel for " + t.workload.key(), kExitUnsupported);
+    std::vector<costmodel::Sample> samples;
+    for (const kernels::Config& c : candidates)
+      samples.push_back(check(costmodel::make_sample(t.workload, c, device.target, device_vector, device_key)));
+    std::vector<double> predicted = check(model->predict(samples));
+    size_t best = 0;
+    for (size_t i = 1; i < predicted.size(); ++i)
+      if (predicted[i] < predicted[best]) best = i;
+    p.config = candidates[best];
+    p.predicted_s = predicted[best];
+    if (auto it = run_ms.find(t.workload.key()); it != run_ms.end())
+      p.measured_s = it->second.first / 1e3 / it->second.second;
+    ops.push_back(std::move(p));
+  }
+  double total = 0, measured_total = 0;
+  for (const OpPrediction& p : ops) {
+    total += p.predicted_s * static_cast<double>(p.task.count);
+    if (p.measured_s) measured_total += *p.measured_s * static_cast<double>(p.task.count);
+  }
+  const double run_p50_s = run ? run->at("latency_ms").at("p50").get<double>() / 1e3 : 0;
+
+  if (o.json) {
+    nlohmann::json out{{"model", o.source.name()},
+                       {"batch", graph.batch()},
+                       {"device", device_key},
+                       {"described_by", device.key()},
+                       {"cost_model", model->kind()},
+                       {"predicted_ms", total * 1e3},
+                       {"ops", nlohmann::json::array()}};
+    for (const OpPrediction& p : ops) {
+      nlohmann::json op{{"workload", p.task.workload.key()},
+                        {"count", p.task.count},
+                        {"provider", p.config.provider},
+                        {"source", p.source},
+                        {"predicted_ms", p.predicted_s * 1e3}};
+      if (p.measured_s) op["measured_ms"] = *p.measured_s * 1e3;
+      out["ops"].push_back(op);
+    }
+    if (run) {
+      out["measured_ms"] = run_p50_s * 1e3;
+      out["measured_kernels_ms"] = measured_total * 1e3;
+      out["error"] = (total - run_p50_s) / run_p50_s;
+    }
+    std::puts(out.dump(2).c_str());
+    return;
+  }
+  std::printf("%s at batch %lld on %s%s, cost model %s\n\n", o.source.name().c_str(),
+              static_cast<long long>(graph.batch()), device_key.c_str(), device_note.c_str(), model->kind().c_str());
+  std::vector<Table::Column> columns = {{"#", Align::kRight}, {"op"},         {"count", Align::kRight}, {"provider"},
+                                 {"config"},           {"ms each", Align::kRight}, {"ms total", Align::kRight},
+                                 {"share", Align::kRight}};
+  if (run) {
+    columns.push_back({"measured ms", Align::kRight});
+    columns.push_back({"error", Align::kRight});
+  }
+  Table table(columns);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const OpPrediction& p = ops[i];
+    std::vector<std::string> row = {std::to_string(i + 1), std::string(ir::op_name(p.task.workload.op)),
+                                    std::to_string(p.task.count), p.config.provider, p.source,
+                                    fmt::format("{:.3f}", p.predicted_s * 1e3),
+                                    fmt::format("{:.3f}", p.predicted_s * 1e3 * static_cast<double>(p.task.count)),
+                                    fmt::format("{:.1f}%", 100 * p.predicted_s * static_cast<double>(p.task.count) / total)};
+    if (run)
+      row.insert(row.end(), {p.measured_s ? fmt::format("{:.3f}", *p.measured_s * 1e3) : "-",
+                             p.measured_s ? fmt::format("{:+.1f}%", 100 * (p.predicted_s - *p.measured_s) / *p.measured_s)
+                                          : "-"});
+    table.add_row(row);
+  }
+  std::vector<std::string> footer = {"", "total", "", "", "", "", fmt::format("{:.3f}", total * 1e3), "100.0%"};
+  if (run)
+    footer.insert(footer.end(), {fmt::format("{:.3f}", run_p50_s * 1e3),
+                                 fmt::format("{:+.1f}%", 100 * (total - run_p50_s) / run_p50_s)});
+  table.add_footer(footer);
+  table.print();
+  if (run)
+    std::printf("\nmeasured: whole run p50 %.3f ms (its kernels %.3f ms); predicted: the kernels' sum\n", run_p50_s * 1e3,
+                measured_total * 1e3);
+}
+
+}  // namespace
+
+void register_predict_command(CLI::App& app) {
+  static PredictOptions o;
+  auto* cmd = app.add_subcommand("predict", "predict a model's latency per operator on a device from a trained cost "
+                                            "model, without running it (--compare: run it here too)");
+  o.source.add_options(cmd, "--graph-seed");
+  cmd->add_option("--cost-model", o.cost_model, "a model file (`tensorperf eval --save FILE`)")->required();
+  cmd->add_option("--device", o.device, "device key to predict for (default: this machine)");
+  cmd->add_option("--devices", o.devices, "with --device: directory of device-<key>.json descriptions")
+      ->capture_default_str();
+  cmd->add_option("--db", o.db, "the database whose tuned configs the executor would use (default: none, defaults)");
+  cmd->add_option("--threads", o.threads, "threads per kernel on this machine (default: every CPU available)")
+      ->check(positive());
+  cmd->add_option("--isa", o.isa, "ISA level on this machine: native, sse41, avx2, avx512")->capture_default_str();
+  cmd->add_flag("--compare", o.compare, "also run the model here (tensorperf run) and print the errors");
+  cmd->add_option("--repeat", o.repeat, "with --compare: whole runs timed")->capture_default_str()->check(positive());
+  cmd->add_flag("--json", o.json,
+                "print one JSON object {model, batch, device, cost_model, predicted_ms, ops: [{workload, count, provider, "
+                "source, predicted_ms, measured_ms?}], measured_ms?, error?}");
+  cmd->callback([] { run_predict(o); });
+}
+
+}  // namespace tensorperf::cli
