@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "costmodel/cost_model.h"
 #include "cli/exit.h"
 #include "cli/model_source.h"
 #include "cli/progress.h"
@@ -37,6 +38,8 @@ struct TuneCommandOptions {
   std::string isa = "native";
   std::string provider = "all";
   std::string workload;
+  std::string cost_model;
+  int screen = 4;
   std::string db = "tensorperf.db";
   uint64_t seed = 0;
   bool json = false;
@@ -128,6 +131,7 @@ nlohmann::json summary_json(const tune::TuneReport& rep, const measure::Device& 
                      {"config", r.best_s ? r.best_config : nlohmann::json(nullptr)},
                      {"trials", r.trials},
                      {"measured", r.measured},
+                     {"screened_rounds", r.screened_rounds},
                      {"errors", r.errors},
                      {"converged", r.converged},
                      {"failure", r.failure}});
@@ -206,6 +210,12 @@ void run_tune(TuneCommandOptions& o) {
   options.batch = o.per_round;
   options.seed_configs = o.seed_configs;
   options.transfer = o.transfer;
+  if (!o.cost_model.empty()) {
+    auto model = costmodel::load_cost_model(o.cost_model);
+    if (!model.ok()) throw CommandFailed("--cost-model: " + model.status().message(), exit_code_of(model.status()));
+    options.screen_model = tune::cost_model_screen(std::shared_ptr<const costmodel::CostModel>(std::move(*model)));
+    options.screen = o.screen;
+  }
   options.seed = o.seed;
   options.scheduler.patience = o.patience;
   options.scheduler.seed = o.seed;
@@ -262,6 +272,12 @@ void register_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("!--no-seed-configs", o.seed_configs, "do not measure the providers' hand-picked configs first");
   cmd->add_flag("!--no-transfer", o.transfer, "do not start the xgb model from related records in the database");
+  cmd->add_option("--cost-model", o.cost_model,
+                  "a trained cost model (`tensorperf eval --save FILE`) that screens the tuners' proposals before they "
+                  "are compiled");
+  cmd->add_option("--screen", o.screen, "with --cost-model: proposals asked per measurement, the fastest predicted kept")
+      ->capture_default_str()
+      ->check(positive());
   cmd->add_option("--early-stopping", o.patience,
                   "trials without improvement after which a workload stops (0: never)")
       ->capture_default_str();

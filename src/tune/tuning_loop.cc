@@ -30,6 +30,7 @@ struct ProviderSpace {
   uint64_t next_small = 0;        // small: the next index of the walk
   std::unique_ptr<Tuner> tuner;   // large
   std::vector<TrialResult> told;  // results the tuner has not been told yet
+  std::vector<std::pair<double, Point>> reserve;  // screened proposals not measured yet, fastest predicted first
   bool small() const { return space.size() <= kSmallSpace; }
 };
 
@@ -130,13 +131,40 @@ class TaskState {
       if (ps.small()) continue;
       // A proposal can be a config measured under another provider's default or a seed: ask again.
       for (int asks = 0; asks < 4 && static_cast<int>(out.size()) < n; ++asks) {
-        std::vector<Point> points = ps.tuner->next_batch(n - static_cast<int>(out.size()));
+        const int need = n - static_cast<int>(out.size());
+        if (options_.screen_model != nullptr && options_.screen > 1) {
+          // Screened: top the reserve of predicted points up from the tuner, measure its fastest.
+          if (ps.reserve.size() < static_cast<size_t>(need) * static_cast<size_t>(options_.screen))
+            screen_into_reserve(ps, ps.tuner->next_batch(need * options_.screen));
+          if (ps.reserve.empty()) break;
+          const size_t k = std::min(ps.reserve.size(), static_cast<size_t>(need));
+          for (size_t i = 0; i < k; ++i) take(ps.provider, ps.space.config(ps.reserve[i].second));
+          ps.reserve.erase(ps.reserve.begin(), ps.reserve.begin() + static_cast<long>(k));
+          continue;
+        }
+        std::vector<Point> points = ps.tuner->next_batch(need);
         if (points.empty()) break;
         for (const Point& p : points) take(ps.provider, ps.space.config(p));
       }
     }
     if (!failed.ok()) return failed;
     return out;
+  }
+
+  // Adds the tuner's proposals to the space's reserve, ranked by the screen's prediction (fastest
+  // first). Proposals wait there instead of being compiled; the tuner counts them as proposed. A
+  // failing screen ranks them after the reserve, in the tuner's own order.
+  void screen_into_reserve(ProviderSpace& ps, std::vector<Point> points) {
+    if (points.empty()) return;
+    std::vector<kernels::Config> configs;
+    for (const Point& p : points) configs.push_back(ps.space.config(p));
+    auto predicted = options_.screen_model->predict(task_.workload, device_, configs);
+    const bool ok = predicted.ok() && predicted->size() == points.size();
+    for (size_t i = 0; i < points.size(); ++i)
+      ps.reserve.push_back({ok ? (*predicted)[i] : kInf, std::move(points[i])});
+    std::stable_sort(ps.reserve.begin(), ps.reserve.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (ok) ++result_.screened_rounds;
   }
 
   // A record of this task on this device: measured now or found in the store.

@@ -15,6 +15,11 @@
 // same budget measures nothing.
 #pragma once
 
+#include <memory>
+#include <span>
+
+#include "costmodel/cost_model.h"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,6 +41,17 @@ namespace tensorperf::tune {
 
 inline constexpr double kSmallSpace = 256;  // spaces up to this size are measured whole
 
+// Predicts the latency of candidate configs of one workload on a device before they are compiled;
+// only the order matters.
+class CandidateScreen {
+ public:
+  virtual ~CandidateScreen() = default;
+  virtual Result<std::vector<double>> predict(const ir::Workload& w, const measure::Device& device,
+                                              std::span<const kernels::Config> configs) const = 0;
+};
+// A trained cost model as a screen (programs it cannot describe are predicted last).
+std::shared_ptr<const CandidateScreen> cost_model_screen(std::shared_ptr<const costmodel::CostModel> model);
+
 struct TuneOptions {
   std::string tuner = "xgb";  // for the large spaces (tuner.h)
   int64_t trials = 1000;      // measurements of all tasks together, earlier ones included. REQUIRES: >= 1
@@ -43,6 +59,11 @@ struct TuneOptions {
   int batch = 16;             // measurements per round of one task (at most trials / tasks). REQUIRES: >= 1
   bool seed_configs = true;   // measure the providers' hand-picked configs early
   bool transfer = true;       // model-based tuners start from related records in the store
+  // Screens the tuners' proposals before anything is compiled: each round asks a tuner for `screen`
+  // times the configs it needs and measures the ones `screen_model` predicts fastest (a trained cost
+  // model: cost_model_screen). Null: no screening.
+  std::shared_ptr<const CandidateScreen> screen_model;
+  int screen = 4;  // REQUIRES: >= 1
   uint64_t seed = 0;
   SchedulerOptions scheduler;
   measure::MeasureOptions measure;
@@ -60,6 +81,7 @@ struct TaskResult {
   int64_t trials = 0;    // measurements of this task on this device, earlier runs' included
   int64_t measured = 0;  // in this run
   int64_t errors = 0;    // error records among `trials`
+  int64_t screened_rounds = 0;  // rounds whose proposals the cost model screened (TuneOptions::cost_model)
   std::optional<double> default_s;  // the first provider's default config (Halide's): the untuned latency
   std::optional<double> onednn_s;   // the best oneDNN config
   std::optional<double> best_s;     // the best of every provider

@@ -1,0 +1,43 @@
+// A trained cost model as the tuning loop's screen: each candidate becomes a costmodel::Sample (its
+// program's features and the device's vector) and the model predicts them all at once.
+#include <limits>
+
+#include "costmodel/sample.h"
+#include "tune/tuning_loop.h"
+
+namespace tensorperf::tune {
+namespace {
+
+class CostModelScreen final : public CandidateScreen {
+ public:
+  explicit CostModelScreen(std::shared_ptr<const costmodel::CostModel> model) : model_(std::move(model)) {}
+
+  Result<std::vector<double>> predict(const ir::Workload& w, const measure::Device& device,
+                                      std::span<const kernels::Config> configs) const override {
+    const std::vector<double> device_features = device.features();
+    std::vector<costmodel::Sample> samples;
+    std::vector<size_t> described;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      auto s = costmodel::make_sample(w, configs[i], device.target, device_features, device.key());
+      if (!s.ok()) continue;
+      samples.push_back(std::move(*s));
+      described.push_back(i);
+    }
+    std::vector<double> out(configs.size(), std::numeric_limits<double>::infinity());
+    if (samples.empty()) return out;
+    TP_ASSIGN_OR_RETURN(std::vector<double> predicted, model_->predict(samples));
+    for (size_t i = 0; i < described.size(); ++i) out[described[i]] = predicted[i];
+    return out;
+  }
+
+ private:
+  std::shared_ptr<const costmodel::CostModel> model_;
+};
+
+}  // namespace
+
+std::shared_ptr<const CandidateScreen> cost_model_screen(std::shared_ptr<const costmodel::CostModel> model) {
+  return std::make_shared<CostModelScreen>(std::move(model));
+}
+
+}  // namespace tensorperf::tune
