@@ -16,7 +16,8 @@ PACKAGES=(
   # formats, command line, logging
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   # cost models
-  libxgboost-dev
+  libxgboost-dev libtorch-dev
+  libopenblas0-pthread  # the libblas.so.3 that libtorch (built with generic BLAS) calls: 20x the reference BLAS
   # tests and benchmarks; plots (scripts/plot.py)
   libgtest-dev libgmock-dev libbenchmark-dev python3-matplotlib
   # test fixtures: ONNX files exported by torch.onnx from torchvision's model definitions

@@ -34,6 +34,7 @@ struct EvalOptions {
   size_t max_samples = 0;
   int threads = 1;
   uint64_t seed = 0;
+  int epochs = 0;
   std::string save;
   std::string plot_spec;
   bool json = false;
@@ -65,7 +66,7 @@ SplitResult run_split(const EvalOptions& o, const std::vector<costmodel::Sample>
   std::vector<costmodel::Sample> train, test;
   for (size_t i : split.train) train.push_back(samples[i]);
   for (size_t i : split.test) test.push_back(samples[i]);
-  costmodel::CostModelOptions mo{o.threads, o.seed};
+  costmodel::CostModelOptions mo{o.threads, o.seed, o.epochs};
   auto model = check(costmodel::make_cost_model(o.cost_model, mo));
   check(model->fit(train));
   std::vector<double> predicted = check(model->predict(test));
@@ -117,7 +118,7 @@ void run_eval(const EvalOptions& o) {
     results.push_back(run_split(o, set.samples, std::move(splits[i])));
   }
   if (!o.save.empty()) {
-    auto model = check(costmodel::make_cost_model(o.cost_model, costmodel::CostModelOptions{o.threads, o.seed}));
+    auto model = check(costmodel::make_cost_model(o.cost_model, costmodel::CostModelOptions{o.threads, o.seed, o.epochs}));
     check(model->fit(set.samples));
     check(costmodel::save_cost_model(*model, o.save));
   }
@@ -202,6 +203,9 @@ void register_eval_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "training threads")->capture_default_str()->check(positive());
   cmd->add_option("--seed", o.seed, "seed of splits, selection and training")->capture_default_str();
+  cmd->add_option("--epochs", o.epochs, "neural models: passes over the training set (0: from its size)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--save", o.save, "also train on every sample and save the model to this file");
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a predicted-vs-measured figure spec for scripts/plot.py (random and cross-model splits)");

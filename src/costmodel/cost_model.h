@@ -21,6 +21,7 @@ namespace tensorperf::costmodel {
 struct CostModelOptions {
   int threads = 1;  // training and prediction threads
   uint64_t seed = 0;
+  int epochs = 0;   // neural models: passes over the training set (0: chosen from its size)
 };
 
 class CostModel {

@@ -4,6 +4,7 @@
 #include "base/atomic_file.h"
 #include "base/read_file.h"
 #include "costmodel/cost_model.h"
+#include "costmodel/neural_cost_models.h"
 #include "costmodel/xgb_cost_model.h"
 #include "measure/device.h"
 
@@ -13,6 +14,12 @@ const std::vector<CostModelEntry>& cost_models() {
   static const std::vector<CostModelEntry> table = {
       {"xgb", "gradient-boosted trees (XGBoost) on the pooled program vector and the device vector, log latency",
        make_xgb_cost_model, load_xgb_cost_model},
+      {"mlp", "multilayer perceptron (libtorch, 2 hidden layers of 256) on the standardised program and device vectors",
+       make_mlp_cost_model, load_mlp_cost_model},
+      {"transformer",
+       "CDMPP-style (libtorch): a transformer over the loop-nest leaves with tree positions, program and device "
+       "encoders, an MLP decoder; Box-Cox targets, MSE + MAPE",
+       make_transformer_cost_model, load_transformer_cost_model},
   };
   return table;
 }

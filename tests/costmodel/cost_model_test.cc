@@ -51,9 +51,11 @@ std::vector<std::string> groups_of(const std::vector<Sample>& s) {
   return out;
 }
 
-TEST(CostModel, XgbRecoversAKnownFunction) {
+class EveryCostModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryCostModel, RecoversAKnownFunction) {
   std::vector<Sample> train = synthetic(2000, 1), test = synthetic(400, 2);
-  auto model = make_cost_model("xgb");
+  auto model = make_cost_model(GetParam());
   ASSERT_TRUE(model.ok());
   ASSERT_TRUE((*model)->fit(train).ok());
   auto predicted = (*model)->predict(test);
@@ -68,19 +70,36 @@ TEST(CostModel, XgbRecoversAKnownFunction) {
   EXPECT_GT(flat.mape, 5 * m.mape);
 }
 
-TEST(CostModel, SavedModelPredictsTheSame) {
+TEST_P(EveryCostModel, SavedModelPredictsTheSame) {
   std::vector<Sample> train = synthetic(300, 3), test = synthetic(50, 4);
-  auto model = make_cost_model("xgb");
+  auto model = make_cost_model(GetParam());
   ASSERT_TRUE(model.ok() && (*model)->fit(train).ok());
-  const std::string path = ::testing::TempDir() + "/xgb_model.json";
+  const std::string path = ::testing::TempDir() + "/" + GetParam() + "_model.json";
   ASSERT_TRUE(save_cost_model(**model, path).ok());
   auto loaded = load_cost_model(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  EXPECT_EQ((*loaded)->kind(), "xgb");
+  EXPECT_EQ((*loaded)->kind(), GetParam());
   auto a = (*model)->predict(test), b = (*loaded)->predict(test);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(*a, *b);
 }
+
+TEST_P(EveryCostModel, FitAndPredictCheckTheirInput) {
+  auto model = make_cost_model(GetParam());
+  ASSERT_TRUE(model.ok());
+  std::vector<Sample> none;
+  EXPECT_EQ((*model)->fit(none).code(), StatusCode::kInvalidArgument);
+  std::vector<Sample> train = synthetic(20, 6);
+  EXPECT_FALSE((*model)->predict(train).ok()) << "not trained yet";
+  train[3].seconds = 0;
+  EXPECT_EQ((*model)->fit(train).code(), StatusCode::kInvalidArgument);
+  train[3].seconds = 1e-3;
+  train[4].program.pop_back();
+  EXPECT_EQ((*model)->fit(train).code(), StatusCode::kInvalidArgument);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryCostModel, ::testing::Values("xgb", "mlp", "transformer"),
+                         [](const auto& info) { return info.param; });
 
 TEST(CostModel, WrongFilesAreClearErrors) {
   std::vector<Sample> train = synthetic(100, 5);
@@ -113,18 +132,7 @@ TEST(CostModel, WrongFilesAreClearErrors) {
   EXPECT_EQ(load_cost_model(dir + "/missing.json").status().code(), StatusCode::kNotFound);
 }
 
-TEST(CostModel, FitAndPredictCheckTheirInput) {
-  auto model = make_cost_model("xgb");
-  ASSERT_TRUE(model.ok());
-  std::vector<Sample> none;
-  EXPECT_EQ((*model)->fit(none).code(), StatusCode::kInvalidArgument);
-  std::vector<Sample> train = synthetic(20, 6);
-  EXPECT_FALSE((*model)->predict(train).ok()) << "not trained yet";
-  train[3].seconds = 0;
-  EXPECT_EQ((*model)->fit(train).code(), StatusCode::kInvalidArgument);
-  train[3].seconds = 1e-3;
-  train[4].program.pop_back();
-  EXPECT_EQ((*model)->fit(train).code(), StatusCode::kInvalidArgument);
+TEST(CostModel, UnknownNamesAreNotFound) {
   EXPECT_EQ(make_cost_model("oracle").status().code(), StatusCode::kNotFound);
 }
 

@@ -1,0 +1,320 @@
+// The CDMPP-style cost model (libtorch): the program's loop-nest leaves as a sequence (the hottest
+// kMaxLeaves, in program order) with a positional encoding of their place in the loop tree
+// (pre-order index, sinusoidal; depth, learned), a transformer encoder pooled over the leaves, beside
+// encoders of the pooled program vector and of the device vector; their fusion goes through an MLP
+// decoder. Targets are Box-Cox transformed latencies (lambda fitted on the training set),
+// standardised; the loss is MSE plus a MAPE term on the latencies themselves. Samples without a
+// loop nest (oneDNN's) get one zero leaf. Deterministic given the seed.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "costmodel/cost_model.h"
+#include "costmodel/neural_cost_models.h"
+#include "costmodel/torch_params.h"
+#include "measure/device.h"
+#include "features/leaf_features.h"
+
+namespace tensorperf::costmodel {
+namespace {
+
+constexpr int64_t kMaxLeaves = 32, kModel = 64, kDepths = 16;
+constexpr double kMapeWeight = 0.1;
+
+size_t leaf_width() { return features::leaf_feature_names().size(); }
+size_t program_width() { return features::pooled_feature_names().size(); }
+size_t device_width() { return measure::device_feature_names().size(); }
+
+struct Net : torch::nn::Module {
+  Net() {
+    leaf_in = register_module("leaf_in", torch::nn::Linear(static_cast<int64_t>(leaf_width()), kModel));
+    depth = register_module("depth", torch::nn::Embedding(kDepths, kModel));
+    encoder = register_module(
+        "encoder", torch::nn::TransformerEncoder(torch::nn::TransformerEncoderOptions(
+                                                     torch::nn::TransformerEncoderLayerOptions(kModel, 4)
+                                                         .dim_feedforward(128)
+                                                         .dropout(0.0),
+                                                     2)));
+    program = register_module("program", torch::nn::Sequential(torch::nn::Linear(static_cast<int64_t>(program_width()), 128),
+                                                               torch::nn::ReLU(), torch::nn::Linear(128, kModel)));
+    device = register_module("device", torch::nn::Sequential(torch::nn::Linear(static_cast<int64_t>(device_width()), 32),
+                                                             torch::nn::ReLU()));
+    decoder = register_module("decoder", torch::nn::Sequential(torch::nn::Linear(kModel + kModel + 32, 128), torch::nn::ReLU(),
+                                                               torch::nn::Linear(128, 64), torch::nn::ReLU(),
+                                                               torch::nn::Linear(64, 1)));
+  }
+
+  // leaves [B, L, F], preorder [B, L] (float), depths [B, L] (int64), pad [B, L] (bool, true = padding),
+  // program [B, P], device [B, D] -> [B]
+  torch::Tensor forward(const torch::Tensor& leaves, const torch::Tensor& preorder, const torch::Tensor& depths,
+                        const torch::Tensor& pad, const torch::Tensor& prog, const torch::Tensor& dev) {
+    torch::Tensor h = leaf_in->forward(leaves) + depth->forward(depths) + sinusoid(preorder);
+    h = encoder->forward(h.transpose(0, 1), {}, pad).transpose(0, 1);  // [B, L, E]
+    torch::Tensor keep = (~pad).unsqueeze(2).to(torch::kFloat32);
+    torch::Tensor pooled = (h * keep).sum(1) / keep.sum(1).clamp_min(1.0);
+    return decoder->forward(torch::cat({pooled, program->forward(prog), device->forward(dev)}, 1)).squeeze(1);
+  }
+
+  static torch::Tensor sinusoid(const torch::Tensor& position) {
+    torch::Tensor i = torch::arange(kModel / 2, torch::kFloat32);
+    torch::Tensor freq = torch::exp(-std::log(10000.0) * 2 * i / kModel);
+    torch::Tensor angle = position.unsqueeze(2) * freq;  // [B, L, E/2]
+    return torch::cat({torch::sin(angle), torch::cos(angle)}, 2);
+  }
+
+  torch::nn::Linear leaf_in{nullptr};
+  torch::nn::Embedding depth{nullptr};
+  torch::nn::TransformerEncoder encoder{nullptr};
+  torch::nn::Sequential program{nullptr}, device{nullptr}, decoder{nullptr};
+};
+
+struct Batch {
+  torch::Tensor leaves, preorder, depths, pad, program, device;
+};
+
+// The leaves a sample contributes: the kMaxLeaves with the most flops (then the most bytes), in
+// program order; one zero leaf when it has none.
+std::vector<size_t> chosen_leaves(const Sample& s, size_t flops_col, size_t bytes_col) {
+  std::vector<size_t> idx(s.leaves.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  if (idx.size() > static_cast<size_t>(kMaxLeaves)) {
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+      if (s.leaves[a][flops_col] != s.leaves[b][flops_col]) return s.leaves[a][flops_col] > s.leaves[b][flops_col];
+      return s.leaves[a][bytes_col] > s.leaves[b][bytes_col];
+    });
+    idx.resize(static_cast<size_t>(kMaxLeaves));
+    std::sort(idx.begin(), idx.end());
+  }
+  return idx;
+}
+
+class TransformerCostModel final : public CostModel {
+ public:
+  explicit TransformerCostModel(const CostModelOptions& options) : options_(options) {
+    const auto& names = features::leaf_feature_names();
+    flops_col_ = static_cast<size_t>(std::find(names.begin(), names.end(), "ops.flops") - names.begin());
+    bytes_col_ = static_cast<size_t>(std::find(names.begin(), names.end(), "intensity.bytes") - names.begin());
+  }
+
+  std::string kind() const override { return "transformer"; }
+
+  Status fit(std::span<const Sample> train) override {
+    if (train.empty()) return Status::InvalidArgument("no training samples");
+    TP_RETURN_IF_ERROR(check(train));
+    std::vector<double> seconds;
+    for (const Sample& s : train) {
+      if (!(s.seconds > 0) || !std::isfinite(s.seconds))
+        return Status::InvalidArgument("a training sample of " + s.workload + " has no measured latency");
+      seconds.push_back(s.seconds);
+    }
+    torch::manual_seed(options_.seed);
+    torch::set_num_threads(options_.threads);
+    fit_box_cox(seconds);
+    // Standardisation of leaf rows (over every leaf), program and device vectors.
+    {
+      std::vector<float> all;
+      size_t rows = 0;
+      for (const Sample& s : train)
+        for (size_t i : chosen_leaves(s, flops_col_, bytes_col_)) {
+          all.insert(all.end(), s.leaves[i].begin(), s.leaves[i].end());
+          ++rows;
+        }
+      if (rows == 0) all.assign(leaf_width(), 0.0f), rows = 1;
+      leaf_std_.fit(torch::from_blob(all.data(), {static_cast<int64_t>(rows), static_cast<int64_t>(leaf_width())}));
+      Batch whole = raw_batch(train, 0, train.size());
+      program_std_.fit(whole.program);
+      device_std_.fit(whole.device);
+    }
+    std::vector<float> y;
+    for (double s : seconds) y.push_back(static_cast<float>(box_cox(s)));
+    torch::Tensor target = torch::from_blob(y.data(), {static_cast<int64_t>(y.size())}, torch::kFloat32).clone();
+    y_mean_ = target.mean().item<float>();
+    y_scale_ = std::max(1e-6f, target.std(false).item<float>());
+    target = (target - y_mean_) / y_scale_;
+    torch::Tensor measured = torch::tensor(std::vector<float>(seconds.begin(), seconds.end()));
+
+    net_ = std::make_shared<Net>();
+    torch::optim::Adam adam(net_->parameters(), torch::optim::AdamOptions(5e-4).weight_decay(1e-5));
+    const size_t n = train.size(), batch = 128;
+    const int epochs = options_.epochs > 0 ? options_.epochs
+                                           : static_cast<int>(std::clamp<size_t>(600000 / std::max<size_t>(n, 1), 15, 200));
+    const Batch all = standardized(raw_batch(train, 0, n));
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(options_.seed);
+    net_->train();
+    for (int e = 0; e < epochs; ++e) {
+      std::shuffle(order.begin(), order.end(), rng);
+      for (size_t b = 0; b < n; b += batch) {
+        const int64_t len = static_cast<int64_t>(std::min(batch, n - b));
+        torch::Tensor idx = torch::from_blob(order.data() + b, {len}, torch::kInt64);
+        auto pick = [&](const torch::Tensor& t) { return t.index_select(0, idx); };
+        adam.zero_grad();
+        torch::Tensor pred = net_->forward(pick(all.leaves), pick(all.preorder), pick(all.depths), pick(all.pad),
+                                           pick(all.program), pick(all.device));
+        torch::Tensor loss = torch::mse_loss(pred, pick(target));
+        torch::Tensor m = pick(measured);
+        torch::Tensor s = inverse_box_cox(pred * y_scale_ + y_mean_);
+        loss = loss + kMapeWeight * ((s - m).abs() / m).clamp_max(10.0).mean();
+        loss.backward();
+        adam.step();
+      }
+    }
+    net_->eval();
+    return Status::Ok();
+  }
+
+  Result<std::vector<double>> predict(std::span<const Sample> samples) const override {
+    if (!net_) return Status::InvalidArgument("the transformer cost model is not trained");
+    if (samples.empty()) return std::vector<double>{};
+    TP_RETURN_IF_ERROR(check(samples));
+    torch::NoGradGuard no_grad;
+    torch::set_num_threads(options_.threads);
+    std::vector<double> out;
+    for (size_t b = 0; b < samples.size(); b += 512) {
+      const size_t end = std::min(samples.size(), b + 512);
+      Batch in = standardized(raw_batch(samples, b, end));
+      torch::Tensor s = inverse_box_cox(net_->forward(in.leaves, in.preorder, in.depths, in.pad, in.program, in.device) *
+                                            y_scale_ +
+                                        y_mean_)
+                            .contiguous();
+      for (int64_t i = 0; i < s.size(0); ++i) out.push_back(static_cast<double>(s[i].item<float>()));
+    }
+    return out;
+  }
+
+  Result<nlohmann::json> payload() const override {
+    if (!net_) return Status::InvalidArgument("the transformer cost model is not trained");
+    return nlohmann::json{{"architecture", {{"max_leaves", kMaxLeaves}, {"model", kModel}, {"depths", kDepths}}},
+                          {"box_cox_lambda", lambda_},
+                          {"y_mean", y_mean_},
+                          {"y_scale", y_scale_},
+                          {"leaf_standardizer", leaf_std_.to_json()},
+                          {"program_standardizer", program_std_.to_json()},
+                          {"device_standardizer", device_std_.to_json()},
+                          {"state", module_state(*net_)}};
+  }
+
+  Status restore(const nlohmann::json& p) {
+    const nlohmann::json arch = {{"max_leaves", kMaxLeaves}, {"model", kModel}, {"depths", kDepths}};
+    if (!p.is_object() || p.value("architecture", nlohmann::json()) != arch || !p.contains("state"))
+      return Status::Corruption("transformer cost model: the payload is not this architecture's");
+    lambda_ = p.value("box_cox_lambda", 0.0);
+    y_mean_ = p.value("y_mean", 0.0f);
+    y_scale_ = p.value("y_scale", 1.0f);
+    TP_ASSIGN_OR_RETURN(leaf_std_, Standardizer::from_json(p.value("leaf_standardizer", nlohmann::json()), leaf_width()));
+    TP_ASSIGN_OR_RETURN(program_std_,
+                        Standardizer::from_json(p.value("program_standardizer", nlohmann::json()), program_width()));
+    TP_ASSIGN_OR_RETURN(device_std_, Standardizer::from_json(p.value("device_standardizer", nlohmann::json()), device_width()));
+    net_ = std::make_shared<Net>();
+    TP_RETURN_IF_ERROR(load_module_state(*net_, p["state"]));
+    net_->eval();
+    return Status::Ok();
+  }
+
+ private:
+  static Status check(std::span<const Sample> samples) {
+    for (const Sample& s : samples) {
+      bool ok = s.program.size() == program_width() && s.device.size() == device_width() &&
+                s.positions.size() == s.leaves.size();
+      for (const auto& row : s.leaves) ok = ok && row.size() == leaf_width();
+      if (!ok)
+        return Status::InvalidArgument("a sample of " + s.workload + " does not have this build's feature widths (" +
+                                       std::to_string(program_width()) + " program, " + std::to_string(device_width()) +
+                                       " device, " + std::to_string(leaf_width()) + " per leaf)");
+    }
+    return Status::Ok();
+  }
+
+  // Padded to the most leaves any of the samples has (at least one).
+  Batch raw_batch(std::span<const Sample> samples, size_t begin, size_t end) const {
+    const int64_t b = static_cast<int64_t>(end - begin), f = static_cast<int64_t>(leaf_width());
+    if (b == 0) return Batch{};
+    int64_t width = 1;
+    for (size_t k = begin; k < end; ++k)
+      width = std::max<int64_t>(width, std::min<int64_t>(kMaxLeaves, static_cast<int64_t>(samples[k].leaves.size())));
+    std::vector<float> leaves(static_cast<size_t>(b * width * f), 0.0f), preorder(static_cast<size_t>(b * width), 0.0f);
+    std::vector<int64_t> depths(static_cast<size_t>(b * width), 0);
+    std::vector<uint8_t> pad(static_cast<size_t>(b * width), 1);
+    std::vector<float> program, device;
+    for (size_t k = begin; k < end; ++k) {
+      const Sample& s = samples[k];
+      const int64_t row = static_cast<int64_t>(k - begin);
+      std::vector<size_t> chosen = chosen_leaves(s, flops_col_, bytes_col_);
+      if (chosen.empty()) pad[static_cast<size_t>(row * width)] = 0;  // one zero leaf
+      for (size_t j = 0; j < chosen.size(); ++j) {
+        const size_t at = static_cast<size_t>(row * width) + j;
+        std::copy(s.leaves[chosen[j]].begin(), s.leaves[chosen[j]].end(), leaves.begin() + static_cast<long>(at) * f);
+        preorder[at] = static_cast<float>(s.positions[chosen[j]].preorder);
+        depths[at] = std::clamp<int64_t>(s.positions[chosen[j]].depth, 0, kDepths - 1);
+        pad[at] = 0;
+      }
+      program.insert(program.end(), s.program.begin(), s.program.end());
+      device.insert(device.end(), s.device.begin(), s.device.end());
+    }
+    Batch out;
+    out.leaves = torch::from_blob(leaves.data(), {b, width, f}, torch::kFloat32).clone();
+    out.preorder = torch::from_blob(preorder.data(), {b, width}, torch::kFloat32).clone();
+    out.depths = torch::from_blob(depths.data(), {b, width}, torch::kInt64).clone();
+    out.pad = torch::from_blob(pad.data(), {b, width}, torch::kUInt8).clone().to(torch::kBool);
+    out.program = torch::from_blob(program.data(), {b, static_cast<int64_t>(program_width())}, torch::kFloat32).clone();
+    out.device = torch::from_blob(device.data(), {b, static_cast<int64_t>(device_width())}, torch::kFloat32).clone();
+    return out;
+  }
+
+  Batch standardized(Batch in) const {
+    const auto sizes = in.leaves.sizes().vec();
+    in.leaves = leaf_std_.apply(in.leaves.reshape({-1, sizes[2]})).reshape(sizes) *
+                (~in.pad).unsqueeze(2).to(torch::kFloat32);
+    in.program = program_std_.apply(in.program);
+    in.device = device_std_.apply(in.device);
+    return in;
+  }
+
+  // Box-Cox: lambda maximising the profile log-likelihood over a grid (0 is the log).
+  void fit_box_cox(const std::vector<double>& seconds) {
+    double best = -std::numeric_limits<double>::infinity(), best_lambda = 0, log_sum = 0;
+    const double n = static_cast<double>(seconds.size());
+    for (double s : seconds) log_sum += std::log(s);
+    for (int k = -20; k <= 20; ++k) {
+      lambda_ = k / 40.0;
+      double mean = 0, var = 0;
+      for (double s : seconds) mean += box_cox(s) / n;
+      for (double s : seconds) var += (box_cox(s) - mean) * (box_cox(s) - mean) / n;
+      const double ll = -0.5 * n * std::log(std::max(var, 1e-300)) + (lambda_ - 1) * log_sum;
+      if (ll > best) {
+        best = ll;
+        best_lambda = lambda_;
+      }
+    }
+    lambda_ = best_lambda;
+  }
+  double box_cox(double s) const { return lambda_ == 0 ? std::log(s) : (std::pow(s, lambda_) - 1) / lambda_; }
+  torch::Tensor inverse_box_cox(const torch::Tensor& y) const {
+    if (lambda_ == 0) return torch::exp(y.clamp(-60, 30));
+    return torch::pow((y * lambda_ + 1).clamp_min(1e-12), 1.0 / lambda_);
+  }
+
+  CostModelOptions options_;
+  size_t flops_col_ = 0, bytes_col_ = 0;
+  double lambda_ = 0;
+  float y_mean_ = 0, y_scale_ = 1;
+  Standardizer leaf_std_, program_std_, device_std_;
+  std::shared_ptr<Net> net_;
+};
+
+}  // namespace
+
+std::unique_ptr<CostModel> make_transformer_cost_model(const CostModelOptions& options) {
+  return std::make_unique<TransformerCostModel>(options);
+}
+
+Result<std::unique_ptr<CostModel>> load_transformer_cost_model(const nlohmann::json& payload,
+                                                               const CostModelOptions& options) {
+  auto model = std::make_unique<TransformerCostModel>(options);
+  TP_RETURN_IF_ERROR(model->restore(payload));
+  return std::unique_ptr<CostModel>(std::move(model));
+}
+
+}  // namespace tensorperf::costmodel
