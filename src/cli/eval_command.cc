@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
@@ -28,7 +29,7 @@ namespace {
 struct EvalOptions {
   std::string db = "tensorperf.db";
   std::string devices = "data/measurements";
-  std::string cost_model = "xgb";
+  std::vector<std::string> cost_models = {"xgb"};
   std::string split = "all";
   std::vector<double> shares = {1, 5, 10};
   size_t max_samples = 0;
@@ -57,17 +58,19 @@ std::map<std::string, std::set<std::string>> zoo_workloads() {
 }
 
 struct SplitResult {
+  std::string model;
   costmodel::Split split;
   costmodel::Metrics metrics;
   std::vector<double> predicted, measured;
 };
 
-SplitResult run_split(const EvalOptions& o, const std::vector<costmodel::Sample>& samples, costmodel::Split split) {
+SplitResult run_split(const EvalOptions& o, const std::string& model_name, const std::vector<costmodel::Sample>& samples,
+                      costmodel::Split split) {
   std::vector<costmodel::Sample> train, test;
   for (size_t i : split.train) train.push_back(samples[i]);
   for (size_t i : split.test) test.push_back(samples[i]);
   costmodel::CostModelOptions mo{o.threads, o.seed, o.epochs};
-  auto model = check(costmodel::make_cost_model(o.cost_model, mo));
+  auto model = check(costmodel::make_cost_model(model_name, mo));
   check(model->fit(train));
   std::vector<double> predicted = check(model->predict(test));
   std::vector<double> measured;
@@ -77,13 +80,18 @@ SplitResult run_split(const EvalOptions& o, const std::vector<costmodel::Sample>
     groups.push_back(s.workload + "@" + s.device_key);
   }
   costmodel::Metrics m = costmodel::evaluate(predicted, measured, groups);
-  return {std::move(split), m, std::move(predicted), std::move(measured)};
+  return {model_name, std::move(split), m, std::move(predicted), std::move(measured)};
 }
 
 void run_eval(const EvalOptions& o) {
   if (o.split != "all" && o.split != "random" && o.split != "cross-model" && o.split != "cross-device")
     throw CommandFailed("--split must be random, cross-model, cross-device or all", kExitUsage);
-  check(costmodel::make_cost_model(o.cost_model).status());
+  for (const std::string& m : o.cost_models) {
+    Status known = costmodel::make_cost_model(m).status();
+    if (!known.ok()) throw CommandFailed("--cost-model: " + known.message(), kExitUsage);
+  }
+  if (!o.save.empty() && o.cost_models.size() != 1)
+    throw CommandFailed("--save takes one --cost-model", kExitUsage);
   costmodel::DeviceTable devices;
   check(devices.add_directory(o.devices));
   auto store = check(db::open_store(o.db, db::OpenMode::kRead));
@@ -113,45 +121,53 @@ void run_eval(const EvalOptions& o) {
             splits.push_back(costmodel::cross_device_split(set.samples, key, share / 100.0, sel, o.seed));
   }
   std::vector<SplitResult> results;
-  for (size_t i = 0; i < splits.size(); ++i) {
-    if (!o.json) std::fprintf(stderr, "eval: [%zu/%zu] %s\n", i + 1, splits.size(), splits[i].name.c_str());
-    results.push_back(run_split(o, set.samples, std::move(splits[i])));
-  }
+  size_t step = 0;
+  for (const std::string& m : o.cost_models)
+    for (const costmodel::Split& split : splits) {
+      if (!o.json)
+        std::fprintf(stderr, "eval: [%zu/%zu] %s %s\n", ++step, splits.size() * o.cost_models.size(), m.c_str(),
+                     split.name.c_str());
+      results.push_back(run_split(o, m, set.samples, split));
+    }
   if (!o.save.empty()) {
-    auto model = check(costmodel::make_cost_model(o.cost_model, costmodel::CostModelOptions{o.threads, o.seed, o.epochs}));
+    auto model =
+        check(costmodel::make_cost_model(o.cost_models[0], costmodel::CostModelOptions{o.threads, o.seed, o.epochs}));
     check(model->fit(set.samples));
     check(costmodel::save_cost_model(*model, o.save));
   }
   if (!o.plot_spec.empty()) {
     nlohmann::json panels = nlohmann::json::array();
     for (const SplitResult& r : results) {
-      if (r.split.name != "random" && r.split.name.rfind("cross-model", 0) != 0) continue;
+      // Every model's random split; the first model's cross-model splits.
+      const bool cross_model = r.split.name.rfind("cross-model", 0) == 0;
+      if (r.split.name != "random" && !(cross_model && r.model == o.cost_models.front())) continue;
       std::vector<double> x, y;
       for (size_t i = 0; i < r.measured.size(); ++i) {
         x.push_back(r.measured[i] * 1e3);
         y.push_back(r.predicted[i] * 1e3);
       }
       panels.push_back({{"kind", "scatter"},
-                        {"title", fmt::format("{} (MAPE {:.1f}%)", r.split.name, 100 * r.metrics.mape)},
+                        {"title", fmt::format("{} {} (MAPE {:.1f}%)", r.model, r.split.name, 100 * r.metrics.mape)},
                         {"xlabel", "measured ms"},
                         {"ylabel", "predicted ms"},
                         {"logx", true},
                         {"logy", true},
                         {"diagonal", true},
-                        {"series", {{{"label", o.cost_model}, {"x", x}, {"y", y}}}}});
+                        {"series", {{{"label", r.model}, {"x", x}, {"y", y}}}}});
     }
     auto file = check(AtomicFile::create(o.plot_spec));
     file.stream() << nlohmann::json{{"title", "predicted vs measured latency"}, {"columns", 3}, {"panels", panels}}.dump();
     check(file.commit());
   }
   if (o.json) {
-    nlohmann::json out{{"cost_model", o.cost_model},
+    nlohmann::json out{{"cost_models", o.cost_models},
                        {"samples", set.samples.size()},
                        {"skipped", set.skipped},
                        {"closest_device", set.closest_device},
                        {"splits", nlohmann::json::array()}};
     for (const SplitResult& r : results) {
       nlohmann::json m = costmodel::metrics_to_json(r.metrics);
+      m["model"] = r.model;
       m["split"] = r.split.name;
       m["train"] = r.split.train.size();
       m["test"] = r.split.test.size();
@@ -160,13 +176,14 @@ void run_eval(const EvalOptions& o) {
     std::puts(out.dump(2).c_str());
     return;
   }
-  std::printf("cost model %s on %s: %zu samples (%zu records skipped)%s\n\n", o.cost_model.c_str(), o.db.c_str(),
+  std::printf("%s on %s: %zu samples (%zu records skipped)%s\n\n", fmt::format("{}", fmt::join(o.cost_models, ", ")).c_str(), o.db.c_str(),
               set.samples.size(), set.skipped,
               set.closest_device.empty() ? ""
                                          : fmt::format("; {} device(s) described by the closest known device",
                                                        set.closest_device.size())
                                                .c_str());
-  Table table({{"split"},
+  Table table({{"model"},
+               {"split"},
                {"train", Align::kRight},
                {"test", Align::kRight},
                {"MAPE", Align::kRight},
@@ -177,7 +194,7 @@ void run_eval(const EvalOptions& o) {
                {"top-1", Align::kRight},
                {"top-5", Align::kRight}});
   for (const SplitResult& r : results)
-    table.add_row({r.split.name, std::to_string(r.split.train.size()), std::to_string(r.split.test.size()),
+    table.add_row({r.model, r.split.name, std::to_string(r.split.train.size()), std::to_string(r.split.test.size()),
                    fmt::format("{:.1f}%", 100 * r.metrics.mape), fmt::format("{:.3f}", r.metrics.rmse_log),
                    fmt::format("{:.1f}%", 100 * r.metrics.within_10), fmt::format("{:.1f}%", 100 * r.metrics.within_20),
                    fmt::format("{:.3f}", r.metrics.pairwise), fmt::format("{:.3f}", r.metrics.top1),
@@ -194,7 +211,9 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("--db", o.db, "the database of measurements (SQLite path or postgresql:// URL)")->capture_default_str();
   cmd->add_option("--devices", o.devices, "directory of device-<key>.json descriptions (measured peaks)")
       ->capture_default_str();
-  cmd->add_option("--cost-model", o.cost_model, "which model: " + costmodel::cost_model_names())->capture_default_str();
+  cmd->add_option("--cost-model", o.cost_models, "which models, comma-separated: " + costmodel::cost_model_names())
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_option("--split", o.split, "random, cross-model, cross-device or all")->capture_default_str();
   cmd->add_option("--shares", o.shares, "cross-device: percentages of the held-out device's samples to train with")
       ->capture_default_str()
@@ -208,9 +227,10 @@ void register_eval_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--save", o.save, "also train on every sample and save the model to this file");
   cmd->add_option("--plot-spec", o.plot_spec,
-                  "write a predicted-vs-measured figure spec for scripts/plot.py (random and cross-model splits)");
+                  "write a predicted-vs-measured figure spec for scripts/plot.py (every model's random split, the "
+                  "first model's cross-model splits)");
   cmd->add_flag("--json", o.json,
-                "print one JSON object {cost_model, samples, skipped, closest_device, splits: [{split, train, test, mape, "
+                "print one JSON object {cost_models, samples, skipped, closest_device, splits: [{model, split, train, test, mape, "
                 "rmse_log, within_10, within_20, pairwise, top1, top5, groups}]}");
   cmd->callback([] { run_eval(o); });
 }
