@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   const double feature_med = feature_s[feature_s.size() / 2];
   std::printf("costmodel_bench: %zu samples of %s on %s, prediction threads %d, median of %d batches of %d\n\n",
               samples.size(), model_name.c_str(), device->key().c_str(), threads, rounds, predictions);
-  std::printf("%-8s %14s %16s %22s\n", "model", "train s", "predictions/s", "feature extraction/s");
+  std::printf("%-12s %14s %16s %22s\n", "model", "train s", "predictions/s", "feature extraction/s");
   std::vector<costmodel::Sample> batch;
   for (int i = 0; i < predictions; ++i) batch.push_back(samples[static_cast<size_t>(i) % samples.size()]);
   for (const costmodel::CostModelEntry& e : costmodel::cost_models()) {
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
       rates.push_back(static_cast<double>(batch.size()) / s);
     }
     std::sort(rates.begin(), rates.end());
-    std::printf("%-8s %14.2f %16.0f %22.1f\n", e.name, train_s, rates[rates.size() / 2], 1.0 / feature_med);
+    std::printf("%-12s %14.2f %16.0f %22.1f\n", e.name, train_s, rates[rates.size() / 2], 1.0 / feature_med);
   }
   std::printf("\npredictions/s: features given (a batch of %d rows); feature extraction/s: lowering + features of one "
               "config, one thread (median %.1f ms).\n",
