@@ -55,14 +55,10 @@ class MlpCostModel final : public CostModel {
   std::string kind() const override { return "mlp"; }
 
   Status fit(std::span<const Sample> train) override {
-    if (train.empty()) return Status::InvalidArgument("no training samples");
+    TP_RETURN_IF_ERROR(check_training_set(train));
     TP_RETURN_IF_ERROR(check_widths(train));
     std::vector<float> y;
-    for (const Sample& s : train) {
-      if (!(s.seconds > 0) || !std::isfinite(s.seconds))
-        return Status::InvalidArgument("a training sample of " + s.workload + " has no measured latency");
-      y.push_back(static_cast<float>(std::log(s.seconds)));
-    }
+    for (const Sample& s : train) y.push_back(static_cast<float>(std::log(s.seconds)));
     torch::manual_seed(options_.seed);
     torch::set_num_threads(options_.threads);
     torch::Tensor x = rows_of(train);

@@ -1,5 +1,7 @@
 #include "costmodel/sample.h"
 
+#include <cmath>
+
 namespace tensorperf::costmodel {
 
 Result<Sample> make_sample(const ir::Workload& w, const kernels::Config& config, const std::string& target,
@@ -14,6 +16,14 @@ Result<Sample> make_sample(const ir::Workload& w, const kernels::Config& config,
   s.device_key = device_key;
   s.provider = config.provider;
   return s;
+}
+
+Status check_training_set(std::span<const Sample> train) {
+  if (train.empty()) return Status::InvalidArgument("no training samples");
+  for (const Sample& s : train)
+    if (!(s.seconds > 0) || !std::isfinite(s.seconds))
+      return Status::InvalidArgument("a training sample of " + s.workload + " has no measured latency");
+  return Status::Ok();
 }
 
 }  // namespace tensorperf::costmodel

@@ -2,6 +2,7 @@
 // vector (measure::Device::features) and, for training and evaluation, its measured latency.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,9 @@ struct Sample {
 // what features::program_features reports.
 Result<Sample> make_sample(const ir::Workload& w, const kernels::Config& config, const std::string& target,
                            const std::vector<double>& device_features, const std::string& device_key);
+
+// What every model's fit() requires of its training set: samples, each with a measured latency
+// (finite, > 0). InvalidArgument naming the first sample that has none.
+Status check_training_set(std::span<const Sample> train);
 
 }  // namespace tensorperf::costmodel

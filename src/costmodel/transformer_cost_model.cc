@@ -100,14 +100,10 @@ class TransformerCostModel final : public CostModel {
   std::string kind() const override { return "transformer"; }
 
   Status fit(std::span<const Sample> train) override {
-    if (train.empty()) return Status::InvalidArgument("no training samples");
+    TP_RETURN_IF_ERROR(check_training_set(train));
     TP_RETURN_IF_ERROR(check(train));
     std::vector<double> seconds;
-    for (const Sample& s : train) {
-      if (!(s.seconds > 0) || !std::isfinite(s.seconds))
-        return Status::InvalidArgument("a training sample of " + s.workload + " has no measured latency");
-      seconds.push_back(s.seconds);
-    }
+    for (const Sample& s : train) seconds.push_back(s.seconds);
     torch::manual_seed(options_.seed);
     torch::set_num_threads(options_.threads);
     fit_box_cox(seconds);

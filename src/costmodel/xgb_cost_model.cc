@@ -17,15 +17,11 @@ class XgbCostModel final : public CostModel {
   std::string kind() const override { return "xgb"; }
 
   Status fit(std::span<const Sample> train) override {
-    if (train.empty()) return Status::InvalidArgument("no training samples");
+    TP_RETURN_IF_ERROR(check_training_set(train));
     TP_ASSIGN_OR_RETURN(Matrix x, matrix(train));
     std::vector<float> labels;
     labels.reserve(train.size());
-    for (const Sample& s : train) {
-      if (!(s.seconds > 0) || !std::isfinite(s.seconds))
-        return Status::InvalidArgument("a training sample of " + s.workload + " has no measured latency");
-      labels.push_back(static_cast<float>(std::log(s.seconds)));
-    }
+    for (const Sample& s : train) labels.push_back(static_cast<float>(std::log(s.seconds)));
     GbdtOptions o;
     o.objective = "reg:squarederror";
     o.rounds = 400;
