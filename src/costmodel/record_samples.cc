@@ -39,14 +39,15 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
   size_t done = 0;
   std::map<std::string, bool> failed;
   for (const measure::Record& r : records) {
-    auto& slot = programs[program_key(r)];
-    if (!slot && !failed.count(program_key(r))) {
+    const std::string key = program_key(r);
+    auto& slot = programs[key];
+    if (!slot && !failed.count(key)) {
       auto w = ir::parse_workload_key(r.workload_key);
       Result<features::ProgramFeatures> f =
           w.ok() ? features::program_features(*w, kernels::Config{r.provider, r.config}, r.target)
                  : Result<features::ProgramFeatures>(w.status());
       if (f.ok()) slot = std::move(*f);
-      else failed[program_key(r)] = true;
+      else failed[key] = true;
       if (options.progress && (++done % 50 == 0 || done == programs.size())) options.progress(done, programs.size());
     }
     if (!slot) {

@@ -45,7 +45,7 @@ class TaskState {
     for (const kernels::Provider* p : providers) {
       if (!p->supports(task.workload)) continue;
       queue_.push_back({p, p->default_config(task.workload)});
-      spaces_.push_back({p, SearchSpace::of(task.workload, *p), 0, nullptr, {}});
+      spaces_.push_back({p, SearchSpace::of(task.workload, *p), 0, nullptr, {}, {}});
     }
     if (options.seed_configs)
       for (const ProviderSpace& ps : spaces_)
