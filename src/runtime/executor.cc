@@ -14,6 +14,7 @@
 #include "kernels/provider.h"
 #include "measure/timing.h"
 #include "runtime/constants.h"
+#include "runtime/group_pool.h"
 #include "runtime/layout_kernels.h"
 #include "runtime/memory_plan.h"
 
@@ -56,6 +57,9 @@ struct Step {
   int weight_view = 0;
   std::vector<bool> native_in;  // kKernel: inputs that arrive in the kernel's native layout
   bool native_out = false;      // kKernel: the output stays in the kernel's native layout
+  int threads = 1;              // kKernel: the thread count `kernel` was compiled for
+  kernels::Config config;       // kKernel: what `kernel` runs
+  std::map<int, std::unique_ptr<kernels::Kernel>> at_threads;  // time_stage's kernels of other counts
 };
 
 // Where a value's bytes live: an arena buffer or a constant's memory, at a byte offset.
@@ -71,6 +75,28 @@ struct Free {
 };
 
 bool is_alias_layout(OpKind op) { return op == OpKind::kReshape || op == OpKind::kFlatten; }
+
+// Runs one step; `kernel` overrides the step's own (time_stage's kernels of other thread counts).
+Status run_step(Step& s, kernels::Kernel* kernel = nullptr) {
+  if (s.weight_views[0]) {
+    s.weight_view ^= 1;
+    s.inputs[1] = s.weight_views[s.weight_view].get();
+  }
+  switch (s.kind) {
+    case Step::Kind::kKernel: return (kernel ? kernel : s.kernel.get())->run(s.inputs, *s.outputs[0]);
+    case Step::Kind::kReference: return kernels::run_reference(s.workload, s.inputs, *s.outputs[0]);
+    case Step::Kind::kLayout: return run_layout_op(s.op, s.attrs, s.inputs, s.outputs);
+  }
+  return Status::Internal("unknown step kind");
+}
+
+Status run_range(std::vector<Step>& steps, int begin, int end) {
+  for (int i = begin; i < end; ++i) {
+    Status st = run_step(steps[i]);
+    if (!st.ok()) return st.WithContext("step '" + steps[i].info.name + "' (" + steps[i].info.op + ")");
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -90,6 +116,12 @@ struct Executor::Impl {
   // Compiled kernels by "<workload key>\n<provider>\n<config>".
   std::map<std::string, std::unique_ptr<kernels::Kernel>> compiled;
   std::map<std::string, ChosenConfig> chosen;  // by workload key
+  std::vector<std::vector<int>> preds;          // by step
+  std::map<std::string, int> scheduled_threads;  // by step name, from options.schedule
+  // Scheduled runs: each stage's groups as ranges of steps, and the closures that run them.
+  std::vector<std::vector<std::pair<int, int>>> stage_ranges;
+  std::vector<std::vector<std::function<Status()>>> stage_tasks;
+  std::unique_ptr<GroupPool> pool;
 
   void say(const std::string& line) const {
     if (options.progress) options.progress(line);
@@ -98,10 +130,14 @@ struct Executor::Impl {
   Status build_steps();
   Result<std::vector<TensorRef>> kernel_inputs(const ir::FusedOp& f, const ir::Workload& w);
   Status choose_and_compile();
-  Result<std::unique_ptr<kernels::Kernel>> compile(const ir::Workload& w, const kernels::Config& c);
+  Result<std::unique_ptr<kernels::Kernel>> compile(const ir::Workload& w, const kernels::Config& c, int threads);
+  Result<kernels::Kernel*> kernel_at(Step& s, int threads);
+  using ViewOf = std::vector<std::optional<std::pair<ValueId, int64_t>>>;
+  Status compute_predecessors(const std::vector<int>& root, const std::vector<int64_t>& offset,
+                              const std::vector<int64_t>& root_bytes, const ViewOf& view_of);
+  Status order_by_schedule();
   Result<double> quick_time(const kernels::Kernel& prototype, const ir::Workload& w);
   Status plan_memory_and_bind();
-  using ViewOf = std::vector<std::optional<std::pair<ValueId, int64_t>>>;
   Result<std::vector<int64_t>> choose_native_layouts(const ViewOf& view_of);
 };
 
@@ -297,14 +333,15 @@ Status Executor::Impl::build_steps() {
   return Status::Ok();
 }
 
-Result<std::unique_ptr<kernels::Kernel>> Executor::Impl::compile(const ir::Workload& w, const kernels::Config& c) {
-  const std::string key = w.key() + "\n" + c.provider + "\n" + c.knobs.dump();
+Result<std::unique_ptr<kernels::Kernel>> Executor::Impl::compile(const ir::Workload& w, const kernels::Config& c,
+                                                                 int threads) {
+  const std::string key = w.key() + "\n" + c.provider + "\n" + c.knobs.dump() + "\n" + std::to_string(threads);
   auto it = compiled.find(key);
   if (it == compiled.end()) {
     TP_ASSIGN_OR_RETURN(const kernels::Provider* p, kernels::find_provider(c.provider));
     kernels::CompileOptions co;
     co.target = options.target;
-    co.threads = options.threads;
+    co.threads = threads;
     TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, p->compile(w, c, co));
     ++compiles;
     it = compiled.emplace(key, std::move(k)).first;
@@ -314,7 +351,18 @@ Result<std::unique_ptr<kernels::Kernel>> Executor::Impl::compile(const ir::Workl
   // A kernel that cannot share its code: compile one per node.
   TP_ASSIGN_OR_RETURN(const kernels::Provider* p, kernels::find_provider(c.provider));
   ++compiles;
-  return p->compile(w, c, kernels::CompileOptions{options.target, options.threads});
+  return p->compile(w, c, kernels::CompileOptions{options.target, threads});
+}
+
+Result<kernels::Kernel*> Executor::Impl::kernel_at(Step& s, int threads) {
+  if (s.kind != Step::Kind::kKernel || threads == s.threads) return s.kernel.get();
+  auto it = s.at_threads.find(threads);
+  if (it == s.at_threads.end()) {
+    TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, compile(s.workload, s.config, threads));
+    TP_RETURN_IF_ERROR(k->use_native_layouts(s.native_in, s.native_out));
+    it = s.at_threads.emplace(threads, std::move(k)).first;
+  }
+  return it->second.get();
 }
 
 // Median seconds of a few runs of `prototype`'s code. As a kernel runs inside a chain of kernels
@@ -389,7 +437,7 @@ Status Executor::Impl::choose_and_compile() {
       if (options.policy == ConfigPolicy::kDatabase && options.store != nullptr) {
         TP_ASSIGN_OR_RETURN(pick, database_config(*options.store, w, options.device_key, options.target));
         if (pick) {
-          Result<std::unique_ptr<kernels::Kernel>> k = compile(w, pick->config);
+          Result<std::unique_ptr<kernels::Kernel>> k = compile(w, pick->config, options.threads);
           if (!k.ok()) {
             say("warning: the stored config of " + key + " does not compile here (" + k.status().message() +
                 "); using a default");
@@ -399,7 +447,7 @@ Status Executor::Impl::choose_and_compile() {
             // Records age: a provider may have improved since, and a closest device's best may not be
             // this one's. The stored config runs only when it beats oneDNN's default here.
             const kernels::Config fallback = (*onednn)->default_config(w);
-            TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> d, compile(w, fallback));
+            TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> d, compile(w, fallback, options.threads));
             TP_ASSIGN_OR_RETURN(double stored_s, quick_time(**k, w));
             TP_ASSIGN_OR_RETURN(double default_s, quick_time(*d, w));
             if (default_s < stored_s) {
@@ -423,7 +471,7 @@ Status Executor::Impl::choose_and_compile() {
         if (candidates.size() > 1) {
           double best_s = INFINITY;
           for (size_t i = 0; i < candidates.size(); ++i) {
-            TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, compile(w, candidates[i]));
+            TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, compile(w, candidates[i], options.threads));
             TP_ASSIGN_OR_RETURN(double t, quick_time(*k, w));
             if (t < best_s) best_s = t, best = i;
           }
@@ -436,13 +484,83 @@ Status Executor::Impl::choose_and_compile() {
       found = chosen.emplace(key, *pick).first;
     }
     const ChosenConfig& c = found->second;
-    TP_ASSIGN_OR_RETURN(s.kernel, compile(w, c.config));
+    auto scheduled = scheduled_threads.find(s.info.name);
+    s.threads = scheduled == scheduled_threads.end() ? options.threads : scheduled->second;
+    s.config = c.config;
+    TP_ASSIGN_OR_RETURN(s.kernel, compile(w, c.config, s.threads));
     s.info.provider = c.config.provider;
     s.info.source = c.source;
     s.info.device = c.device;
     s.info.config = c.config.knobs;
     ++kernel_steps;
   }
+  return Status::Ok();
+}
+
+Status Executor::Impl::compute_predecessors(const std::vector<int>& root, const std::vector<int64_t>& offset,
+                                            const std::vector<int64_t>& root_bytes, const ViewOf& view_of) {
+  const ir::Graph& g = graph;
+  struct Write {
+    int step;
+    int64_t begin, end;
+  };
+  std::map<int, std::vector<Write>> writes;  // by storage root
+  auto range = [&](ValueId v) {
+    const int64_t bytes = view_of[v] ? g.type(v).num_bytes() : root_bytes[root[v]];
+    return std::pair<int64_t, int64_t>{offset[v], offset[v] + bytes};
+  };
+  preds.assign(steps.size(), {});
+  for (int j = 0; j < static_cast<int>(steps.size()); ++j) {
+    std::set<int> from;
+    for (const TensorRef& r : steps[j].in) {
+      if (r.value < 0 || g.is_constant(r.value)) continue;
+      auto it = writes.find(root[r.value]);
+      if (it == writes.end()) continue;
+      const auto [b, e] = range(r.value);
+      for (const Write& w : it->second)
+        if (w.begin < e && b < w.end) from.insert(w.step);
+    }
+    preds[j].assign(from.begin(), from.end());
+    for (ValueId v : steps[j].out) {
+      const auto [b, e] = range(v);
+      writes[root[v]].push_back({j, b, e});
+    }
+  }
+  return Status::Ok();
+}
+
+Status Executor::Impl::order_by_schedule() {
+  const StageSchedule& schedule = *options.schedule;
+  std::vector<std::string> names;
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    names.push_back(steps[i].info.name);
+    if (!index.emplace(steps[i].info.name, static_cast<int>(i)).second)
+      return Status::Unsupported("two steps are named '" + steps[i].info.name + "'; a stage schedule needs unique names");
+  }
+  TP_RETURN_IF_ERROR(validate_schedule(schedule, names, preds, options.threads));
+  std::vector<int> order;
+  stage_ranges.clear();
+  for (const Stage& stage : schedule.stages) {
+    std::vector<std::pair<int, int>> ranges;
+    for (const StageGroup& group : stage.groups) {
+      const int begin = static_cast<int>(order.size());
+      for (const std::string& op : group.ops) order.push_back(index.at(op));
+      ranges.push_back({begin, static_cast<int>(order.size())});
+    }
+    stage_ranges.push_back(std::move(ranges));
+  }
+  std::vector<int> new_index(steps.size());
+  for (size_t k = 0; k < order.size(); ++k) new_index[order[k]] = static_cast<int>(k);
+  std::vector<Step> reordered;
+  std::vector<std::vector<int>> new_preds(steps.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    reordered.push_back(std::move(steps[order[k]]));
+    for (int p : preds[order[k]]) new_preds[k].push_back(new_index[p]);
+    std::sort(new_preds[k].begin(), new_preds[k].end());
+  }
+  steps = std::move(reordered);
+  preds = std::move(new_preds);
   return Status::Ok();
 }
 
@@ -555,15 +673,29 @@ Status Executor::Impl::plan_memory_and_bind() {
     kept.push_back(std::move(s));
   }
   steps = std::move(kept);
-  const int last = std::max<int>(static_cast<int>(steps.size()) - 1, 0);
+  std::vector<int64_t> root_bytes(storages.size());
+  for (size_t i = 0; i < storages.size(); ++i) root_bytes[i] = storages[i].bytes;
+  TP_RETURN_IF_ERROR(compute_predecessors(root, offset, root_bytes, view_of));
+  // When a step runs: its index, or with a schedule its stage (steps of one stage may run at once).
+  std::vector<int> time(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) time[i] = static_cast<int>(i);
+  if (options.schedule != nullptr) {
+    TP_RETURN_IF_ERROR(order_by_schedule());
+    for (size_t st = 0; st < stage_ranges.size(); ++st)
+      for (auto [b, e] : stage_ranges[st])
+        for (int i = b; i < e; ++i) time[i] = static_cast<int>(st);
+  }
+  const int last = steps.empty() ? 0 : *std::max_element(time.begin(), time.end());
   auto touch = [&](ValueId v, int step) {
     Storage& st = storages[root[v]];
-    st.first = st.first < 0 ? step : std::min(st.first, step);
-    st.last = std::max(st.last, step);
+    const int t = options.reuse_memory ? time[step] : 0;
+    st.first = st.first < 0 ? t : std::min(st.first, t);
+    st.last = std::max(st.last, options.reuse_memory ? t : last);
   };
   for (ValueId v : g.inputs()) {
-    touch(v, 0);
-    touch(v, last);
+    Storage& st = storages[root[v]];
+    st.first = 0;
+    st.last = last;
   }
   for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
     for (const TensorRef& r : steps[i].in)
@@ -571,8 +703,9 @@ Status Executor::Impl::plan_memory_and_bind() {
     for (ValueId v : steps[i].out) touch(v, i);
   }
   for (ValueId v : g.outputs()) {
-    touch(v, storages[root[v]].first < 0 ? 0 : storages[root[v]].first);
-    touch(v, last);
+    Storage& st = storages[root[v]];
+    if (st.first < 0) st.first = 0;
+    st.last = last;
   }
   std::vector<BufferLifetime> lifetimes;
   std::vector<int> buffer_of(storages.size(), -1);
@@ -630,10 +763,25 @@ Result<std::unique_ptr<Executor>> Executor::load(const ir::Graph& graph, const E
     if (g.type(v).dtype != ir::DType::kFloat32)
       return Status::Unsupported("graph output '" + g.value(v).name + "' is " + g.type(v).to_string() +
                                  "; only float32 outputs are supported");
+  if (options.schedule != nullptr) {
+    if (options.policy == ConfigPolicy::kReference)
+      return Status::InvalidArgument("a stage schedule runs kernels; the reference path has none");
+    for (const Stage& stage : options.schedule->stages)
+      for (const StageGroup& group : stage.groups)
+        for (const std::string& op : group.ops) impl->scheduled_threads[op] = group.threads;
+  }
   TP_ASSIGN_OR_RETURN(impl->constants, load_constants(g, options.seed));
   TP_RETURN_IF_ERROR(impl->build_steps());
   TP_RETURN_IF_ERROR(impl->choose_and_compile());
   TP_RETURN_IF_ERROR(impl->plan_memory_and_bind());
+  size_t widest = 1;
+  for (const auto& ranges : impl->stage_ranges) {
+    std::vector<std::function<Status()>> tasks;
+    for (auto [b, e] : ranges) tasks.push_back([m = impl.get(), b, e] { return run_range(m->steps, b, e); });
+    widest = std::max(widest, tasks.size());
+    impl->stage_tasks.push_back(std::move(tasks));
+  }
+  if (widest > 1) impl->pool = std::make_unique<GroupPool>(static_cast<int>(widest) - 1);
   std::unique_ptr<Executor> e(new Executor(std::move(impl)));
   for (ValueId v : g.inputs()) {
     e->inputs_.push_back(e->impl_->views[v].get());
@@ -655,29 +803,50 @@ Result<std::unique_ptr<Executor>> Executor::load(const ir::Graph& graph, const E
 Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executor::~Executor() = default;
 
-namespace {
-
-Status run_step(Step& s) {
-  if (s.weight_views[0]) {
-    s.weight_view ^= 1;
-    s.inputs[1] = s.weight_views[s.weight_view].get();
-  }
-  switch (s.kind) {
-    case Step::Kind::kKernel: return s.kernel->run(s.inputs, *s.outputs[0]);
-    case Step::Kind::kReference: return kernels::run_reference(s.workload, s.inputs, *s.outputs[0]);
-    case Step::Kind::kLayout: return run_layout_op(s.op, s.attrs, s.inputs, s.outputs);
-  }
-  return Status::Internal("unknown step kind");
+Status Executor::run() {
+  Impl& m = *impl_;
+  if (m.stage_tasks.empty()) return run_range(m.steps, 0, static_cast<int>(m.steps.size()));
+  for (const std::vector<std::function<Status()>>& tasks : m.stage_tasks)
+    TP_RETURN_IF_ERROR(m.pool ? m.pool->run(tasks) : tasks[0]());
+  return Status::Ok();
 }
 
-}  // namespace
-
-Status Executor::run() {
-  for (Step& s : impl_->steps) {
-    Status st = run_step(s);
-    if (!st.ok()) return st.WithContext("step '" + s.info.name + "' (" + s.info.op + ")");
+Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups, const std::vector<int>& threads,
+                                    int repeat) {
+  Impl& m = *impl_;
+  if (m.options.reuse_memory)
+    return Status::InvalidArgument("time_stage needs an executor loaded with reuse_memory = false");
+  if (groups.empty() || groups.size() != threads.size())
+    return Status::InvalidArgument("time_stage takes one thread count per group");
+  std::vector<std::vector<std::pair<Step*, kernels::Kernel*>>> plan(groups.size());
+  for (size_t k = 0; k < groups.size(); ++k) {
+    if (threads[k] < 1) return Status::InvalidArgument("a group needs at least one thread");
+    for (int i : groups[k]) {
+      if (i < 0 || i >= static_cast<int>(m.steps.size()))
+        return Status::InvalidArgument("time_stage: no step " + std::to_string(i));
+      TP_ASSIGN_OR_RETURN(kernels::Kernel * kernel, m.kernel_at(m.steps[i], threads[k]));
+      plan[k].push_back({&m.steps[i], kernel});
+    }
   }
-  return Status::Ok();
+  if (groups.size() > 1 && (!m.pool || m.pool->workers() + 1 < static_cast<int>(groups.size())))
+    m.pool = std::make_unique<GroupPool>(static_cast<int>(groups.size()) - 1);
+  std::vector<std::function<Status()>> tasks;
+  for (size_t k = 0; k < groups.size(); ++k)
+    tasks.push_back([&plan, k] {
+      for (auto [s, kernel] : plan[k]) {
+        Status st = run_step(*s, kernel);
+        if (!st.ok()) return st.WithContext("step '" + s->info.name + "'");
+      }
+      return Status::Ok();
+    });
+  auto once = [&] { return tasks.size() == 1 ? tasks[0]() : m.pool->run(tasks); };
+  TP_RETURN_IF_ERROR(once());  // packs the weights of kernels used for the first time
+  measure::TimingOptions t;
+  t.repeat = std::max(repeat, 1);
+  t.min_repeat_ms = 1;
+  TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs(once, t));
+  std::sort(timing.costs.begin(), timing.costs.end());
+  return timing.costs[timing.costs.size() / 2];
 }
 
 Status Executor::run_timed(std::vector<double>& step_seconds) {
@@ -693,6 +862,7 @@ Status Executor::run_timed(std::vector<double>& step_seconds) {
 }
 
 const std::vector<StepInfo>& Executor::steps() const { return impl_->infos; }
+const std::vector<std::vector<int>>& Executor::step_predecessors() const { return impl_->preds; }
 int64_t Executor::arena_bytes() const { return impl_->plan.arena_bytes; }
 int64_t Executor::naive_bytes() const { return impl_->plan.naive_bytes; }
 int Executor::compiled_kernels() const { return impl_->compiles; }

@@ -11,6 +11,10 @@
 // (memory_plan.h), and runs once to pack the weights. run() then executes the steps in order with
 // no allocation of its own.
 //
+// With a stage schedule (stage_schedule.h) the steps run by stages: a stage's groups at once on
+// threads of a pool of the executor's, each kernel compiled for its group's thread count, and
+// activations that live in the same stage never share memory.
+//
 // Not thread-safe: one run at a time per Executor.
 #pragma once
 
@@ -28,6 +32,7 @@
 #include "ir/graph.h"
 #include "kernels/host_tensor.h"
 #include "runtime/config_choice.h"
+#include "runtime/stage_schedule.h"
 
 namespace tensorperf::runtime {
 
@@ -41,6 +46,13 @@ struct ExecutorOptions {
   // kDatabase: time a stored non-oneDNN config against oneDNN's default at load and keep the faster.
   bool check_stored_configs = true;
   std::function<void(std::string_view)> progress;  // one line per phase or compile; may be empty
+  // Run by stages: validated against the steps at load (an error names the first mismatch). Its
+  // operators are the steps' names; merged operators must already be in the graph
+  // (graphsched::apply_merges). Null: the steps run one after another on `threads` threads.
+  const StageSchedule* schedule = nullptr;
+  // false: every activation has memory of its own (no reuse by liveness), so that any steps may run
+  // at once, as time_stage() does. Costs memory; for measuring schedules, not for serving.
+  bool reuse_memory = true;
 };
 
 // One step of a run: a fused operator (a kernel), a reference node, or a layout copy.
@@ -71,10 +83,20 @@ class Executor {
   const kernels::HostTensor& output(size_t i) const { return *outputs_.at(i); }
 
   Status run();
-  // run() with each step timed: adds each step's seconds to step_seconds (resized to steps()).
+  // run() with each step timed: adds each step's seconds to step_seconds (resized to steps()). The
+  // steps run one after another, a stage schedule's too (each kernel on its group's threads).
   Status run_timed(std::vector<double>& step_seconds);
 
   const std::vector<StepInfo>& steps() const;
+  // Each step's predecessors: the earlier steps that write memory it reads (indices into steps();
+  // views and zero-copy concats resolved to the steps that write their bytes).
+  const std::vector<std::vector<int>>& step_predecessors() const;
+  // Median seconds of `repeat` runs of a stage: groups[k] (step indices, run in order) on
+  // threads[k] threads, the groups at once. Kernels for a thread count other than the executor's
+  // compile on first use (not timed; a warm-up run packs their weights). REQUIRES: loaded with
+  // reuse_memory = false (else concurrent steps could share memory).
+  Result<double> time_stage(const std::vector<std::vector<int>>& groups, const std::vector<int>& threads,
+                            int repeat = 5);
   int64_t arena_bytes() const;  // peak activation memory (the arena, graph inputs included)
   int64_t naive_bytes() const;  // every activation in a buffer of its own
   int compiled_kernels() const;  // distinct (workload, config) compiles

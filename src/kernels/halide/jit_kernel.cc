@@ -1,5 +1,9 @@
 // A JIT-compiled Halide pipeline as a Kernel: buffers wrap the caller's memory (no copies in run()),
 // constant inputs with a packer are packed once per tensor, the thread count is set per run.
+// Concurrency: inputs are bound per call (a ParamMap, not the shared ImageParams) and a 1-thread
+// kernel runs its parallel loops in the calling thread (a per-call do_par_for handler), so kernels,
+// instances of one compiled pipeline included, may run at once on different threads. Kernels of
+// more threads share the JIT runtime's one thread pool, whose worker count is process-wide.
 #include <memory>
 #include <mutex>
 #include <set>
@@ -29,8 +33,17 @@ Halide::Buffer<float> wrap(const HostTensor& t, const std::vector<int>& view = {
   return Halide::Buffer<float>(const_cast<float*>(t.f32()), sizes);
 }
 
+// A parallel loop run serially in the calling thread: what a 1-thread kernel does, without touching
+// the JIT runtime's shared thread pool (so that concurrent 1-thread kernels do not contend for it).
+int serial_do_par_for(Halide::JITUserContext* context, int (*f)(Halide::JITUserContext*, int, uint8_t*), int min,
+                      int extent, uint8_t* closure) {
+  for (int i = min; i < min + extent; ++i)
+    if (int status = f(context, i, closure); status != 0) return status;
+  return 0;
+}
+
 // What instances of one compiled pipeline share: the program (params, packers, views) and the
-// JIT-compiled pipeline. Instances set the params before each realize, so they must not run at once.
+// JIT-compiled pipeline. Both are only read at run time (inputs are bound per call).
 struct CompiledPipeline {
   Program program;
   Halide::Pipeline pipeline;
@@ -43,17 +56,20 @@ class JitKernel final : public Kernel {
   explicit JitKernel(std::shared_ptr<CompiledPipeline> code) : code_(std::move(code)) {}
 
   Status run(const std::vector<const HostTensor*>& inputs, HostTensor& output) override {
-    Program& program = code_->program;
+    const Program& program = code_->program;
     if (inputs.size() != program.inputs.size())
       return Status::InvalidArgument("kernel takes " + std::to_string(program.inputs.size()) + " inputs, got " +
                                      std::to_string(inputs.size()));
     try {
-      set_runtime_threads(code_->threads);
+      Halide::JITUserContext context;
+      if (code_->threads == 1) context.handlers.custom_do_par_for = serial_do_par_for;
+      else set_runtime_threads(code_->threads);
+      Halide::ParamMap params;
       for (size_t i = 0; i < inputs.size(); ++i) {
         auto packer = program.packers.find(i);
         if (packer == program.packers.end()) {
           auto view = program.input_views.find(i);
-          program.inputs[i].set(view == program.input_views.end() ? wrap(*inputs[i]) : wrap(*inputs[i], view->second));
+          params.set(program.inputs[i], view == program.input_views.end() ? wrap(*inputs[i]) : wrap(*inputs[i], view->second));
           continue;
         }
         // Packed copies are reused while the caller passes the same tensor (contract in provider.h).
@@ -61,10 +77,10 @@ class JitKernel final : public Kernel {
           packed_[i] = packer->second(*inputs[i]);
           packed_from_[i] = inputs[i];
         }
-        program.inputs[i].set(packed_[i]);
+        params.set(program.inputs[i], packed_[i]);
       }
       Halide::Buffer<float> out = wrap(output, program.output_view);
-      code_->pipeline.realize(Halide::Realization(out), code_->target);
+      code_->pipeline.realize(&context, Halide::Realization(out), code_->target, params);
     } catch (const Halide::Error& e) {
       return Status::Internal(std::string("Halide kernel failed at run time: ") + e.what());
     }

@@ -1,0 +1,309 @@
+#include "graphsched/ios_search.h"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <map>
+#include <unordered_map>
+
+namespace tensorperf::graphsched {
+
+std::string_view strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::kSequential: return "sequential";
+    case Strategy::kGreedy: return "greedy";
+    case Strategy::kParallel: return "parallel";
+    case Strategy::kMerge: return "merge";
+    case Strategy::kBoth: return "both";
+  }
+  return "?";
+}
+
+Result<Strategy> parse_strategy(std::string_view name) {
+  for (Strategy s : {Strategy::kSequential, Strategy::kGreedy, Strategy::kParallel, Strategy::kMerge, Strategy::kBoth})
+    if (strategy_name(s) == name) return s;
+  return Status::InvalidArgument("unknown strategy '" + std::string(name) +
+                                 "'; use sequential, greedy, parallel, merge or both");
+}
+
+std::vector<int> split_threads(int groups, int threads) {
+  std::vector<int> out(groups, threads / std::max(groups, 1));
+  for (int i = 0; i < threads % std::max(groups, 1); ++i) ++out[i];
+  for (int& t : out) t = std::max(t, 1);
+  return out;
+}
+
+namespace {
+
+constexpr int64_t kMaxStates = 2'000'000;
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string stage_key(const StageChoice& c) {
+  std::string k = c.merged ? "m" : "p";
+  for (size_t i = 0; i < c.groups.size(); ++i) {
+    k += "|" + std::to_string(c.threads[i]) + ":";
+    for (int op : c.groups[i]) k += std::to_string(op) + ",";
+  }
+  return k;
+}
+
+// Costs each distinct stage once.
+class CostCache {
+ public:
+  explicit CostCache(const StageCostFn& fn) : fn_(fn) {}
+  Result<double> operator()(const StageChoice& c) {
+    const std::string key = stage_key(c);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    TP_ASSIGN_OR_RETURN(double s, fn_(c));
+    cache_.emplace(key, s);
+    return s;
+  }
+  int64_t size() const { return static_cast<int64_t>(cache_.size()); }
+
+ private:
+  const StageCostFn& fn_;
+  std::unordered_map<std::string, double> cache_;
+};
+
+// The DP over one block (at most 64 operators: a state is a bit mask of local indices).
+class BlockSearch {
+ public:
+  BlockSearch(const OpGraph& g, const std::vector<int>& ops, const SearchOptions& o, CostCache& cost,
+              const CanMergeFn& can_merge)
+      : g_(g), ops_(ops), o_(o), cost_(cost), can_merge_(can_merge) {
+    const int n = static_cast<int>(ops.size());
+    std::map<int, int> local;
+    for (int i = 0; i < n; ++i) local[ops[i]] = i;
+    pred_.assign(n, 0);
+    succ_.assign(n, 0);
+    for (int i = 0; i < n; ++i)
+      for (int v : g.succs[ops[i]]) {
+        auto it = local.find(v);
+        if (it == local.end()) continue;
+        succ_[i] |= uint64_t{1} << it->second;
+        pred_[it->second] |= uint64_t{1} << i;
+      }
+    parallel_ = o.strategy == Strategy::kParallel || o.strategy == Strategy::kBoth;
+    merge_ = (o.strategy == Strategy::kMerge || o.strategy == Strategy::kBoth) && can_merge_;
+    max_groups_ = std::max(1, std::min(o.s, o.threads));
+    cap_ = 1;
+    if (parallel_) cap_ = std::max(cap_, o.r * max_groups_);
+    if (merge_) cap_ = std::max(cap_, o.s);
+  }
+
+  Status run(std::vector<StageChoice>& stages, double& total, int64_t& states) {
+    const uint64_t all = ops_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << ops_.size()) - 1;
+    TP_ASSIGN_OR_RETURN(double c, solve(all));
+    total += c;
+    states += static_cast<int64_t>(memo_.size());
+    std::vector<StageChoice> mine;
+    for (uint64_t s = all; s != 0;) {
+      const Entry& e = memo_.at(s);
+      mine.push_back(e.stage);
+      s &= ~e.ending;
+    }
+    stages.insert(stages.end(), mine.rbegin(), mine.rend());
+    return Status::Ok();
+  }
+
+ private:
+  struct Entry {
+    double cost = 0;
+    uint64_t ending = 0;
+    StageChoice stage;
+  };
+
+  // The weakly connected components of `e` (local masks), in order of their first operator.
+  std::vector<uint64_t> components(uint64_t e) const {
+    std::vector<uint64_t> out;
+    uint64_t left = e;
+    while (left) {
+      uint64_t comp = left & (~left + 1), frontier = comp;
+      while (frontier) {
+        const int i = std::countr_zero(frontier);
+        frontier &= frontier - 1;
+        const uint64_t next = (pred_[i] | succ_[i]) & e & ~comp;
+        comp |= next;
+        frontier |= next;
+      }
+      out.push_back(comp);
+      left &= ~comp;
+    }
+    return out;
+  }
+
+  std::vector<int> global(uint64_t mask) const {
+    std::vector<int> out;
+    for (; mask; mask &= mask - 1) out.push_back(ops_[std::countr_zero(mask)]);
+    return out;
+  }
+
+  // The best way to run ending `e` as one stage (if any): its cost and the stage.
+  Status best_stage(uint64_t e, double& best, StageChoice& choice) {
+    const int size = std::popcount(e);
+    best = INFINITY;
+    if (parallel_ || size == 1) {
+      std::vector<uint64_t> comps = components(e);
+      bool ok = static_cast<int>(comps.size()) <= max_groups_;
+      for (uint64_t c : comps) ok = ok && std::popcount(c) <= o_.r;
+      if (ok) {
+        StageChoice c;
+        for (uint64_t m : comps) c.groups.push_back(global(m));
+        c.threads = split_threads(static_cast<int>(comps.size()), o_.threads);
+        TP_ASSIGN_OR_RETURN(double s, cost_(c));
+        if (s < best) best = s, choice = std::move(c);
+      }
+    }
+    if (merge_ && size >= 2 && size <= o_.s) {
+      bool antichain = true;
+      for (uint64_t m = e; m && antichain; m &= m - 1) antichain = (succ_[std::countr_zero(m)] & e) == 0;
+      if (antichain) {
+        std::vector<int> members = global(e);
+        if (can_merge_(members)) {
+          StageChoice c;
+          c.groups = {members};
+          c.threads = {o_.threads};
+          c.merged = true;
+          TP_ASSIGN_OR_RETURN(double s, cost_(c));
+          if (s < best) best = s, choice = std::move(c);
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  Result<double> solve(uint64_t s) {
+    if (s == 0) return 0.0;
+    auto it = memo_.find(s);
+    if (it != memo_.end()) return it->second.cost;
+    if (static_cast<int64_t>(memo_.size()) >= kMaxStates)
+      return Status::Unsupported("the schedule search passed " + std::to_string(kMaxStates) +
+                                 " states in one block; use a smaller --r or --s");
+    // Endings of s: decide on s's operators from the last to the first; an operator may join only
+    // when every successor of it in s already has.
+    std::vector<int> order;
+    for (uint64_t m = s; m; m &= m - 1) order.push_back(std::countr_zero(m));
+    std::reverse(order.begin(), order.end());
+    Entry best;
+    best.cost = INFINITY;
+    Status failed = Status::Ok();
+    std::function<void(size_t, uint64_t, int)> visit = [&](size_t pos, uint64_t e, int size) {
+      if (!failed.ok()) return;
+      if (pos == order.size()) {
+        if (e == 0) return;
+        double stage_s;
+        StageChoice choice;
+        if (Status st = best_stage(e, stage_s, choice); !st.ok()) {
+          failed = st;
+          return;
+        }
+        if (!std::isfinite(stage_s)) return;
+        Result<double> rest = solve(s & ~e);
+        if (!rest.ok()) {
+          failed = rest.status();
+          return;
+        }
+        if (*rest + stage_s < best.cost) best = Entry{*rest + stage_s, e, std::move(choice)};
+        return;
+      }
+      const int i = order[pos];
+      visit(pos + 1, e, size);  // i stays for an earlier stage
+      if (size < cap_ && (succ_[i] & s & ~e) == 0) visit(pos + 1, e | (uint64_t{1} << i), size + 1);
+    };
+    visit(0, 0, 0);
+    TP_RETURN_IF_ERROR(failed);
+    if (!std::isfinite(best.cost)) return Status::Internal("no stage can end this part of the schedule");
+    const double c = best.cost;
+    memo_.emplace(s, std::move(best));
+    return c;
+  }
+
+  const OpGraph& g_;
+  const std::vector<int>& ops_;
+  const SearchOptions& o_;
+  CostCache& cost_;
+  const CanMergeFn& can_merge_;
+  std::vector<uint64_t> pred_, succ_;
+  bool parallel_ = false, merge_ = false;
+  int max_groups_ = 1, cap_ = 1;
+  std::unordered_map<uint64_t, Entry> memo_;
+};
+
+Status greedy(const OpGraph& g, const SearchOptions& o, CostCache& cost, const OpCostFn& op_cost,
+              std::vector<StageChoice>& stages, double& total) {
+  std::vector<bool> done(g.size(), false);
+  int left = g.size();
+  while (left > 0) {
+    std::vector<int> ready;
+    for (int v = 0; v < g.size(); ++v)
+      if (!done[v] && std::all_of(g.preds[v].begin(), g.preds[v].end(), [&](int u) { return done[u]; }))
+        ready.push_back(v);
+    if (ready.empty()) return Status::Internal("the operator graph has a cycle");
+    const int groups = std::min<int>({static_cast<int>(ready.size()), std::max(1, std::min(o.s, o.threads))});
+    StageChoice c;
+    c.groups.assign(groups, {});
+    c.threads = split_threads(groups, o.threads);
+    // Longest first onto the least loaded group (LPT), with each op's cost alone at the group's
+    // threads; round robin when no costs are given.
+    std::vector<std::pair<double, int>> by_cost;
+    for (int v : ready) {
+      double s = 0;
+      if (op_cost) {
+        TP_ASSIGN_OR_RETURN(s, op_cost(v, c.threads.back()));
+      }
+      by_cost.push_back({-s, v});
+    }
+    std::stable_sort(by_cost.begin(), by_cost.end());
+    std::vector<double> load(groups, 0);
+    for (size_t k = 0; k < by_cost.size(); ++k) {
+      const int target = op_cost ? static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin())
+                                 : static_cast<int>(k % groups);
+      load[target] -= by_cost[k].first;
+      c.groups[target].push_back(by_cost[k].second);
+    }
+    for (auto& grp : c.groups) std::sort(grp.begin(), grp.end());
+    TP_ASSIGN_OR_RETURN(double s, cost(c));
+    total += s;
+    for (int v : ready) done[v] = true;
+    left -= static_cast<int>(ready.size());
+    stages.push_back(std::move(c));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& options, const StageCostFn& cost,
+                                    const CanMergeFn& can_merge, const OpCostFn& op_cost) {
+  if (options.r < 1 || options.s < 1) return Status::InvalidArgument("r and s must be at least 1");
+  if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
+  const double t0 = now_s();
+  SearchResult result;
+  CostCache cache(cost);
+  if (options.strategy == Strategy::kSequential) {
+    for (int v = 0; v < g.size(); ++v) {
+      StageChoice c{{{v}}, {options.threads}, false};
+      TP_ASSIGN_OR_RETURN(double s, cache(c));
+      result.cost_s += s;
+      result.stages.push_back(std::move(c));
+    }
+  } else if (options.strategy == Strategy::kGreedy) {
+    TP_RETURN_IF_ERROR(greedy(g, options, cache, op_cost, result.stages, result.cost_s));
+  } else {
+    if (options.strategy != Strategy::kParallel && !can_merge)
+      return Status::InvalidArgument("the merge strategies need to know which operators can merge");
+    for (const std::vector<int>& block : partition_blocks(g, std::min(options.max_block, 64))) {
+      BlockSearch search(g, block, options, cache, can_merge);
+      TP_RETURN_IF_ERROR(search.run(result.stages, result.cost_s, result.states));
+    }
+  }
+  result.stages_costed = cache.size();
+  result.search_s = now_s() - t0;
+  return result;
+}
+
+}  // namespace tensorperf::graphsched

@@ -1,0 +1,70 @@
+// IOS's dynamic programming (Ding et al., "IOS: Inter-Operator Scheduler for CNN Acceleration",
+// MLSys'21) over the operators of one block, for CPUs.
+//
+// A state is the set S of a block's operators not yet scheduled (closed under predecessors within
+// the block). Its last stage is an ending E of S: a non-empty subset that holds every successor, in
+// S, of each of its operators. cost(S) = min over endings E of cost(S \ E) + stage_cost(E), and the
+// schedule is read back from the minimising endings. An ending runs either
+//   - concurrently (`parallel`): its weakly connected components are its groups, each group's
+//     operators in order on its own threads; or
+//   - merged (`merge`): its operators become one kernel (graphsched/merge.h), when they can.
+// Pruning as in IOS: a group holds at most r operators and a stage at most s groups; on a CPU a stage
+// also has at most `threads` groups (a group needs a core). `both` tries both kinds of stage.
+// The baselines: `sequential` (one operator per stage on all threads) and `greedy` (each stage takes
+// every ready operator, in at most `threads` groups balanced by cost).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "graphsched/op_graph.h"
+
+namespace tensorperf::graphsched {
+
+enum class Strategy { kSequential, kGreedy, kParallel, kMerge, kBoth };
+std::string_view strategy_name(Strategy s);
+Result<Strategy> parse_strategy(std::string_view name);  // "sequential", "greedy", "parallel", "merge", "both"
+
+// One stage: groups of operator indices (each group in topological order) with a thread count per
+// group, or one merged group (`merged`: its operators run as one kernel on all the threads).
+struct StageChoice {
+  std::vector<std::vector<int>> groups;
+  std::vector<int> threads;
+  bool merged = false;
+};
+
+struct SearchOptions {
+  Strategy strategy = Strategy::kBoth;
+  int r = 3;        // operators per group
+  int s = 8;        // groups per stage
+  int threads = 1;  // cores the stages share
+  int max_block = 64;
+};
+
+// Seconds a stage takes. Called once per distinct stage (the search caches it).
+using StageCostFn = std::function<Result<double>(const StageChoice&)>;
+// Whether these operators (an antichain with one shared input) can run as one merged kernel.
+using CanMergeFn = std::function<bool(const std::vector<int>&)>;
+// Seconds of one operator on `threads` threads (greedy's balance); may be empty.
+using OpCostFn = std::function<Result<double>(int op, int threads)>;
+
+struct SearchResult {
+  std::vector<StageChoice> stages;
+  double cost_s = 0;        // the sum of the stages' costs
+  int64_t states = 0;       // DP states visited
+  int64_t stages_costed = 0;  // distinct stages whose cost was asked for
+  double search_s = 0;      // wall time of the search, costs included
+};
+
+// How a stage's `threads` are split among `groups` groups: as evenly as possible, earlier groups
+// taking the remainder.
+std::vector<int> split_threads(int groups, int threads);
+
+Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& options, const StageCostFn& cost,
+                                    const CanMergeFn& can_merge = {}, const OpCostFn& op_cost = {});
+
+}  // namespace tensorperf::graphsched

@@ -1,0 +1,96 @@
+#include "graphsched/op_graph.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace tensorperf::graphsched {
+
+OpGraph OpGraph::from_executor(const runtime::Executor& e) {
+  OpGraph g;
+  for (const runtime::StepInfo& s : e.steps()) {
+    g.names.push_back(s.name);
+    g.kinds.push_back(s.op);
+    g.workloads.push_back(s.workload);
+  }
+  g.preds = e.step_predecessors();
+  g.succs.assign(g.names.size(), {});
+  for (int v = 0; v < g.size(); ++v)
+    for (int u : g.preds[v]) g.succs[u].push_back(v);
+  return g;
+}
+
+Result<OpGraph> OpGraph::from_edges(int n, const std::vector<std::pair<int, int>>& edges) {
+  OpGraph g;
+  for (int i = 0; i < n; ++i) {
+    g.names.push_back("op" + std::to_string(i));
+    g.kinds.push_back("op");
+    g.workloads.push_back("w" + std::to_string(i));
+  }
+  g.preds.assign(n, {});
+  g.succs.assign(n, {});
+  for (auto [u, v] : edges) {
+    if (u < 0 || v >= n || u >= v) return Status::InvalidArgument("edge " + std::to_string(u) + "->" + std::to_string(v) + " is not forward");
+    g.preds[v].push_back(u);
+    g.succs[u].push_back(v);
+  }
+  return g;
+}
+
+namespace {
+
+// Edges crossing the boundary after position k of [begin, end).
+int crossing(const OpGraph& g, int begin, int end, int k) {
+  int n = 0;
+  for (int u = begin; u <= k; ++u)
+    for (int v : g.succs[u]) n += v > k && v < end;
+  return n;
+}
+
+void split(const OpGraph& g, int begin, int end, int max_block, std::vector<std::vector<int>>& out) {
+  if (end - begin <= max_block) {
+    std::vector<int> b;
+    for (int i = begin; i < end; ++i) b.push_back(i);
+    out.push_back(std::move(b));
+    return;
+  }
+  int best = -1, best_cross = 0, best_dist = 0;
+  const int mid = (begin + end) / 2;
+  for (int k = begin; k < end - 1; ++k) {
+    const int c = crossing(g, begin, end, k), d = std::abs(k - mid);
+    if (best < 0 || c < best_cross || (c == best_cross && d < best_dist)) best = k, best_cross = c, best_dist = d;
+  }
+  split(g, begin, best + 1, max_block, out);
+  split(g, best + 1, end, max_block, out);
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> partition_blocks(const OpGraph& g, int max_block) {
+  const int n = g.size();
+  // Cut k: the ops before it are all its ancestors and the ops after it all its descendants, i.e.
+  // every op before k reaches k (has a path to it) and k reaches every op after it.
+  // Reachability counts, in one pass each way: `first_unreached_after[k]`.
+  std::vector<bool> cut(n, false);
+  for (int k = 0; k < n; ++k) {
+    std::vector<bool> down(n, false), up(n, false);
+    down[k] = up[k] = true;
+    for (int v = k + 1; v < n; ++v)
+      for (int u : g.preds[v])
+        if (down[u]) down[v] = true;
+    for (int u = k - 1; u >= 0; --u)
+      for (int v : g.succs[u])
+        if (up[v]) up[u] = true;
+    cut[k] = std::all_of(down.begin() + k, down.end(), [](bool b) { return b; }) &&
+             std::all_of(up.begin(), up.begin() + k + 1, [](bool b) { return b; });
+  }
+  std::vector<std::vector<int>> blocks;
+  int begin = 0;
+  for (int k = 0; k < n; ++k)
+    if (cut[k] || k == n - 1) {
+      split(g, begin, k + 1, std::max(max_block, 1), blocks);
+      begin = k + 1;
+    }
+  return blocks;
+}
+
+}  // namespace tensorperf::graphsched

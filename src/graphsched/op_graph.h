@@ -1,0 +1,33 @@
+// The operator DAG that inter-operator scheduling works on: a model's operators as the executor runs
+// them (its steps, runtime::Executor::steps()), with each one's predecessors, split into blocks.
+// Operators are numbered in the executor's sequential order, which is topological.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "runtime/executor.h"
+
+namespace tensorperf::graphsched {
+
+struct OpGraph {
+  std::vector<std::string> names;      // the executor's step names
+  std::vector<std::string> kinds;      // op kind of each ("conv2d", "concat", ...)
+  std::vector<std::string> workloads;  // workload key; empty for layout steps
+  std::vector<std::vector<int>> preds, succs;
+
+  int size() const { return static_cast<int>(names.size()); }
+
+  static OpGraph from_executor(const runtime::Executor& e);
+  // A graph of `n` operators named "op0"... with the given edges (from, to), from < to; for tests.
+  static Result<OpGraph> from_edges(int n, const std::vector<std::pair<int, int>>& edges);
+};
+
+// Splits the operators into blocks, each a range of consecutive operators, at cut operators: an
+// operator that every earlier operator reaches and that reaches every later one (IOS's blocks). A
+// block longer than `max_block` is cut again where the fewest edges cross, as close to its middle as
+// that allows (the schedule can then no longer overlap operators across that cut).
+std::vector<std::vector<int>> partition_blocks(const OpGraph& g, int max_block);
+
+}  // namespace tensorperf::graphsched

@@ -1,0 +1,203 @@
+// The IOS dynamic programming against brute force on small random graphs, blocks, the baselines and
+// what every schedule must satisfy (each operator once, dependencies respected).
+#include "graphsched/ios_search.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "graphsched/schedule_build.h"
+#include "runtime/stage_schedule.h"
+
+namespace tensorperf::graphsched {
+namespace {
+
+// A cost model with the shape of a real one: an operator's time shrinks with threads (not
+// linearly), concurrent groups pay for sharing memory bandwidth, every stage pays a barrier, and a
+// merged stage costs less than its operators' sum.
+struct SyntheticCost {
+  std::vector<double> op_s;
+  double op(int v, int threads) const { return op_s[v] / (1.0 + 0.5 * (threads - 1)); }
+  double operator()(const StageChoice& c) const {
+    if (c.merged) {
+      double sum = 0;
+      for (int v : c.groups[0]) sum += op(v, c.threads[0]);
+      return 0.75 * sum + 2e-6;
+    }
+    double longest = 0;
+    for (size_t k = 0; k < c.groups.size(); ++k) {
+      double sum = 0;
+      for (int v : c.groups[k]) sum += op(v, c.threads[k]);
+      longest = std::max(longest, sum);
+    }
+    return longest * (1.0 + 0.05 * (c.groups.size() - 1)) + 5e-6;
+  }
+};
+
+OpGraph random_graph(int n, std::mt19937& rng) {
+  std::vector<std::pair<int, int>> edges;
+  std::bernoulli_distribution edge(0.3);
+  for (int v = 2; v < n; ++v)
+    for (int u = 0; u < v; ++u)
+      if (edge(rng)) edges.push_back({u, v});
+  Result<OpGraph> g = OpGraph::from_edges(n, edges);
+  EXPECT_TRUE(g.ok());
+  return *g;
+}
+
+// Every schedule of `g` (all sequences of endings), scored by the same stage rules as the search.
+double brute_force(const OpGraph& g, const SearchOptions& o, const SyntheticCost& cost, const CanMergeFn& can_merge) {
+  const int n = g.size();
+  std::vector<uint64_t> succ(n, 0), pred(n, 0);
+  for (int v = 0; v < n; ++v)
+    for (int u : g.preds[v]) succ[u] |= uint64_t{1} << v, pred[v] |= uint64_t{1} << u;
+  const bool parallel = o.strategy == Strategy::kParallel || o.strategy == Strategy::kBoth;
+  const bool merge = o.strategy == Strategy::kMerge || o.strategy == Strategy::kBoth;
+  const int max_groups = std::min(o.s, o.threads);
+  auto stage = [&](uint64_t e) {
+    double best = INFINITY;
+    std::vector<std::vector<int>> comps;
+    uint64_t left = e;
+    while (left) {
+      uint64_t comp = left & (~left + 1);
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (int i = 0; i < n; ++i)
+          if ((comp >> i & 1) && ((pred[i] | succ[i]) & e & ~comp)) comp |= (pred[i] | succ[i]) & e, grew = true;
+      }
+      std::vector<int> ops;
+      for (int i = 0; i < n; ++i)
+        if (comp >> i & 1) ops.push_back(i);
+      comps.push_back(ops);
+      left &= ~comp;
+    }
+    bool ok = (parallel || std::popcount(e) == 1) && static_cast<int>(comps.size()) <= max_groups;
+    for (auto& c : comps) ok = ok && static_cast<int>(c.size()) <= o.r;
+    if (ok) best = cost(StageChoice{comps, split_threads(static_cast<int>(comps.size()), o.threads), false});
+    if (merge && std::popcount(e) >= 2 && std::popcount(e) <= o.s && static_cast<int>(comps.size()) == std::popcount(e)) {
+      std::vector<int> ops;
+      for (auto& c : comps) ops.push_back(c[0]);
+      if (can_merge(ops)) best = std::min(best, cost(StageChoice{{ops}, {o.threads}, true}));
+    }
+    return best;
+  };
+  std::function<double(uint64_t)> solve = [&](uint64_t s) -> double {
+    if (s == 0) return 0;
+    double best = INFINITY;
+    for (uint64_t e = s; e; e = (e - 1) & s) {
+      bool ending = true;
+      for (int i = 0; i < n && ending; ++i)
+        if ((e >> i & 1) && (succ[i] & s & ~e)) ending = false;
+      if (!ending) continue;
+      const double c = stage(e);
+      if (std::isfinite(c)) best = std::min(best, c + solve(s & ~e));
+    }
+    return best;
+  };
+  return solve((uint64_t{1} << n) - 1);
+}
+
+// Operators of even index "share an input" and can merge with each other.
+bool even_ops_merge(const std::vector<int>& ops) {
+  return std::all_of(ops.begin(), ops.end(), [](int v) { return v % 2 == 0; });
+}
+
+TEST(IosSearch, EqualsBruteForceOnSmallGraphs) {
+  std::mt19937 rng(7);
+  int compared = 0;
+  for (int trial = 0; trial < 60 && compared < 24; ++trial) {
+    const int n = 6 + trial % 4;
+    OpGraph g = random_graph(n, rng);
+    if (partition_blocks(g, 64).size() != 1) continue;  // brute force sees no blocks
+    SyntheticCost cost;
+    std::uniform_real_distribution<double> ms(1e-4, 1e-3);
+    for (int i = 0; i < n; ++i) cost.op_s.push_back(ms(rng));
+    for (Strategy strategy : {Strategy::kParallel, Strategy::kMerge, Strategy::kBoth}) {
+      for (int threads : {2, 3}) {
+        SearchOptions o;
+        o.strategy = strategy;
+        o.threads = threads;
+        o.r = 2;
+        o.s = 3;
+        Result<SearchResult> r = schedule_graph(g, o, [&](const StageChoice& c) -> Result<double> { return cost(c); },
+                                                even_ops_merge);
+        ASSERT_TRUE(r.ok()) << r.status().message();
+        EXPECT_NEAR(r->cost_s, brute_force(g, o, cost, even_ops_merge), 1e-12)
+            << "trial " << trial << " " << strategy_name(strategy) << " threads " << threads;
+        double sum = 0;
+        for (const StageChoice& c : r->stages) sum += cost(c);
+        EXPECT_NEAR(sum, r->cost_s, 1e-12);  // the reported cost is the stages' cost
+      }
+    }
+    ++compared;
+  }
+  EXPECT_GE(compared, 10);
+}
+
+TEST(IosSearch, EverySchedulesCoversEachOperatorOnceInDependencyOrder) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 12; ++trial) {
+    OpGraph g = random_graph(20 + trial, rng);
+    SyntheticCost cost;
+    for (int i = 0; i < g.size(); ++i) cost.op_s.push_back(1e-4 * (1 + i % 5));
+    for (Strategy strategy :
+         {Strategy::kSequential, Strategy::kGreedy, Strategy::kParallel, Strategy::kMerge, Strategy::kBoth}) {
+      SearchOptions o;
+      o.strategy = strategy;
+      o.threads = 2;
+      o.max_block = 12;  // forces cuts inside blocks too
+      Result<SearchResult> r = schedule_graph(
+          g, o, [&](const StageChoice& c) -> Result<double> { return cost(c); }, even_ops_merge,
+          [&](int v, int t) -> Result<double> { return cost.op(v, t); });
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      runtime::StageSchedule s = make_schedule(g, *r, o.threads);
+      Result<MergedOps> ops = merged_ops(g, s);
+      ASSERT_TRUE(ops.ok()) << ops.status().message();
+      Status v = runtime::validate_schedule(s, ops->names, ops->preds, o.threads);
+      EXPECT_TRUE(v.ok()) << strategy_name(strategy) << ": " << v.message();
+    }
+  }
+}
+
+TEST(IosSearch, ParallelBeatsSequentialOnIndependentBranches) {
+  // Two chains of two from one source into one sink: the chains can overlap.
+  Result<OpGraph> g = OpGraph::from_edges(6, {{0, 1}, {1, 2}, {0, 3}, {3, 4}, {2, 5}, {4, 5}});
+  ASSERT_TRUE(g.ok());
+  SyntheticCost cost{{1e-4, 1e-3, 1e-3, 1e-3, 1e-3, 1e-4}};
+  auto fn = [&](const StageChoice& c) -> Result<double> { return cost(c); };
+  SearchOptions o;
+  o.threads = 2;
+  o.strategy = Strategy::kSequential;
+  Result<SearchResult> seq = schedule_graph(*g, o, fn);
+  o.strategy = Strategy::kParallel;
+  Result<SearchResult> par = schedule_graph(*g, o, fn);
+  ASSERT_TRUE(seq.ok() && par.ok());
+  EXPECT_LT(par->cost_s, 0.9 * seq->cost_s);
+  // The best stage runs the two chains at once, one thread each.
+  bool concurrent = false;
+  for (const StageChoice& c : par->stages) concurrent |= c.groups.size() == 2 && c.threads == std::vector<int>{1, 1};
+  EXPECT_TRUE(concurrent);
+}
+
+TEST(IosSearch, BlocksCutAtOperatorsEveryPathCrosses) {
+  // 0 -> {1, 2} -> 3 -> {4, 5} -> 6: cuts at 0, 3 and 6.
+  Result<OpGraph> g = OpGraph::from_edges(7, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}, {3, 5}, {4, 6}, {5, 6}});
+  ASSERT_TRUE(g.ok());
+  std::vector<std::vector<int>> blocks = partition_blocks(*g, 64);
+  EXPECT_EQ(blocks, (std::vector<std::vector<int>>{{0}, {1, 2, 3}, {4, 5, 6}}));
+  EXPECT_EQ(partition_blocks(*g, 2).size(), 5u);  // the 3-op blocks are cut again
+}
+
+TEST(IosSearch, SplitThreadsAndStrategyNames) {
+  EXPECT_EQ(split_threads(2, 2), (std::vector<int>{1, 1}));
+  EXPECT_EQ(split_threads(3, 8), (std::vector<int>{3, 3, 2}));
+  EXPECT_EQ(split_threads(1, 16), (std::vector<int>{16}));
+  EXPECT_TRUE(parse_strategy("both").ok());
+  EXPECT_FALSE(parse_strategy("fastest").ok());
+}
+
+}  // namespace
+}  // namespace tensorperf::graphsched
