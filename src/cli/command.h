@@ -21,5 +21,6 @@ void register_db_command(CLI::App& app);
 void register_features_command(CLI::App& app);
 void register_eval_command(CLI::App& app);
 void register_predict_command(CLI::App& app);
+void register_schedule_command(CLI::App& app);
 
 }  // namespace tensorperf::cli

@@ -19,6 +19,7 @@
 #include "cli/validators.h"
 #include "db/record_store.h"
 #include "measure/device.h"
+#include "graphsched/scheduler.h"
 #include "runtime/executor.h"
 #include "runtime/tensor_file.h"
 
@@ -33,6 +34,7 @@ struct RunOptions {
   std::string db = "tensorperf.db";
   const CLI::Option* db_option = nullptr;
   std::string configs = "db";
+  std::string schedule;
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   int repeat = 20;
@@ -94,8 +96,12 @@ void run_model(const RunOptions& o) {
                           "; the model takes " + want.to_string());
     given[i] = std::move(t);
   }
+  std::optional<runtime::StageSchedule> schedule;
+  if (!o.schedule.empty()) schedule = check(runtime::read_schedule_file(o.schedule));
   measure::DeviceOptions device_options;
-  device_options.threads = o.threads > 0 ? o.threads : static_cast<int>(measure::pinned_cpus(1 << 16).size());
+  device_options.threads = o.threads > 0       ? o.threads
+                           : schedule.has_value() ? schedule->threads
+                                                  : static_cast<int>(measure::pinned_cpus(1 << 16).size());
   device_options.isa = o.isa;
   const measure::Device device = check(measure::detect_device(device_options));
 
@@ -122,7 +128,8 @@ void run_model(const RunOptions& o) {
   eo.progress = [&](std::string_view line) {
     if (!o.json) std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
   };
-  std::unique_ptr<runtime::Executor> ex = check(runtime::Executor::load(g, eo));
+  std::unique_ptr<runtime::Executor> ex =
+      schedule ? check(graphsched::load_scheduled(g, *schedule, eo)) : check(runtime::Executor::load(g, eo));
 
   std::mt19937_64 rng(o.seed ^ 0x5eedULL);
   for (size_t i = 0; i < ex->num_inputs(); ++i) {
@@ -256,6 +263,9 @@ void register_run_command(CLI::App& app) {
                   "db (tuned, else the closest device's, else the faster of oneDNN's and Halide's defaults), onednn, "
                   "halide (defaults only) or reference (plain C++ kernels, unfused: for checking)")
       ->capture_default_str();
+  cmd->add_option("--schedule", o.schedule,
+                  "run with a stage schedule from `tensorperf schedule -o FILE` (concurrent and merged operators); "
+                  "its thread count is the default --threads");
   cmd->add_option("--input", o.inputs, "FILE or NAME=FILE (.npy or ONNX TensorProto .pb); default: seeded random data");
   cmd->add_option("--output", o.outputs, "FILE or NAME=FILE: write an output (.npy or .pb) after the runs");
   cmd->add_option("--repeat", o.repeat, "timed runs (latency p50, p90 and min over them)")

@@ -155,6 +155,7 @@ class BlockSearch {
         for (uint64_t m : comps) c.groups.push_back(global(m));
         c.threads = split_threads(static_cast<int>(comps.size()), o_.threads);
         TP_ASSIGN_OR_RETURN(double s, cost_(c));
+        c.cost_s = s;
         if (s < best) best = s, choice = std::move(c);
       }
     }
@@ -169,6 +170,7 @@ class BlockSearch {
           c.threads = {o_.threads};
           c.merged = true;
           TP_ASSIGN_OR_RETURN(double s, cost_(c));
+          c.cost_s = s;
           if (s < best) best = s, choice = std::move(c);
         }
       }
@@ -267,6 +269,7 @@ Status greedy(const OpGraph& g, const SearchOptions& o, CostCache& cost, const O
     }
     for (auto& grp : c.groups) std::sort(grp.begin(), grp.end());
     TP_ASSIGN_OR_RETURN(double s, cost(c));
+    c.cost_s = s;
     total += s;
     for (int v : ready) done[v] = true;
     left -= static_cast<int>(ready.size());
@@ -288,6 +291,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
     for (int v = 0; v < g.size(); ++v) {
       StageChoice c{{{v}}, {options.threads}, false};
       TP_ASSIGN_OR_RETURN(double s, cache(c));
+      c.cost_s = s;
       result.cost_s += s;
       result.stages.push_back(std::move(c));
     }

@@ -35,6 +35,7 @@ struct StageChoice {
   std::vector<std::vector<int>> groups;
   std::vector<int> threads;
   bool merged = false;
+  double cost_s = 0;  // set by the search: what the stage cost function said
 };
 
 struct SearchOptions {

@@ -16,6 +16,7 @@ struct OpGraph {
   std::vector<std::string> kinds;      // op kind of each ("conv2d", "concat", ...)
   std::vector<std::string> workloads;  // workload key; empty for layout steps
   std::vector<std::vector<int>> preds, succs;
+  std::string fingerprint;  // of the graph it came from (runtime::graph_fingerprint), when known
 
   int size() const { return static_cast<int>(names.size()); }
 

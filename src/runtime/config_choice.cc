@@ -33,6 +33,12 @@ std::string_view source_name(ConfigSource s) {
   return "unknown";
 }
 
+Result<ConfigSource> parse_source(std::string_view name) {
+  for (ConfigSource s : {ConfigSource::kTuned, ConfigSource::kClosestDevice, ConfigSource::kDefault, ConfigSource::kReference})
+    if (source_name(s) == name) return s;
+  return Status::InvalidArgument("unknown config source '" + std::string(name) + "'");
+}
+
 Result<std::optional<ChosenConfig>> database_config(db::RecordStore& store, const ir::Workload& w,
                                                     const std::string& device_key, const std::string& target) {
   TP_ASSIGN_OR_RETURN(db::BestConfigs best, db::best_configs(store, w.key(), device_key, 16, target));

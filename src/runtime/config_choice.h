@@ -27,6 +27,7 @@ Result<ConfigPolicy> parse_policy(std::string_view name);
 
 enum class ConfigSource { kTuned, kClosestDevice, kDefault, kReference };
 std::string_view source_name(ConfigSource s);  // "tuned", "closest", "default", "reference"
+Result<ConfigSource> parse_source(std::string_view name);
 
 struct ChosenConfig {
   kernels::Config config;

@@ -434,7 +434,9 @@ Status Executor::Impl::choose_and_compile() {
     if (found == chosen.end()) {
       ++distinct;
       std::optional<ChosenConfig> pick;
-      if (options.policy == ConfigPolicy::kDatabase && options.store != nullptr) {
+      if (auto fixed = options.fixed_configs.find(key); fixed != options.fixed_configs.end()) {
+        pick = fixed->second;
+      } else if (options.policy == ConfigPolicy::kDatabase && options.store != nullptr) {
         TP_ASSIGN_OR_RETURN(pick, database_config(*options.store, w, options.device_key, options.target));
         if (pick) {
           Result<std::unique_ptr<kernels::Kernel>> k = compile(w, pick->config, options.threads);
@@ -530,7 +532,58 @@ Status Executor::Impl::compute_predecessors(const std::vector<int>& root, const 
 }
 
 Status Executor::Impl::order_by_schedule() {
-  const StageSchedule& schedule = *options.schedule;
+  // Steps named "<op>/<part>" (a merged operator's split) run right after <op>, in its group.
+  StageSchedule schedule = *options.schedule;
+  for (Stage& stage : schedule.stages)
+    for (StageGroup& group : stage.groups) {
+      std::vector<std::string> ops;
+      for (const std::string& op : group.ops) {
+        ops.push_back(op);
+        for (const Step& st : steps)
+          if (st.info.name.size() > op.size() + 1 && st.info.name.compare(0, op.size() + 1, op + "/") == 0)
+            ops.push_back(st.info.name);
+      }
+      group.ops = std::move(ops);
+    }
+  // Layout steps the schedule does not name (a copy that a merge's graph rewrite brought about) run
+  // right after their last input's step when their inputs come from one group, else in a stage of
+  // their own right after their inputs' last stage.
+  {
+    std::map<std::string, std::pair<int, int>> where;  // name -> (stage, group)
+    for (size_t si = 0; si < schedule.stages.size(); ++si)
+      for (size_t gi = 0; gi < schedule.stages[si].groups.size(); ++gi)
+        for (const std::string& op : schedule.stages[si].groups[gi].ops) where[op] = {static_cast<int>(si), static_cast<int>(gi)};
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const Step& st = steps[i];
+      if (st.kind != Step::Kind::kLayout || where.count(st.info.name)) continue;
+      std::pair<int, int> last{-1, -1};
+      bool one_group = true;
+      for (int p : preds[i]) {
+        auto it = where.find(steps[p].info.name);
+        if (it == where.end()) return Status::InvalidArgument("the schedule does not run operator '" + steps[p].info.name + "'");
+        if (it->second.first > last.first) last = it->second, one_group = true;
+        else if (it->second.first == last.first && it->second.second != last.second) one_group = false;
+      }
+      if (last.first < 0) {
+        schedule.stages.insert(schedule.stages.begin(), Stage{{StageGroup{options.threads, {st.info.name}}}});
+        for (auto& [name, at] : where) ++at.first;
+        where[st.info.name] = {0, 0};
+      } else if (one_group) {
+        std::vector<std::string>& ops = schedule.stages[last.first].groups[last.second].ops;
+        size_t at = 0;
+        for (size_t k = 0; k < ops.size(); ++k)
+          for (int p : preds[i])
+            if (ops[k] == steps[p].info.name) at = std::max(at, k + 1);
+        ops.insert(ops.begin() + static_cast<std::ptrdiff_t>(at), st.info.name);
+        where[st.info.name] = last;
+      } else {
+        schedule.stages.insert(schedule.stages.begin() + last.first + 1, Stage{{StageGroup{options.threads, {st.info.name}}}});
+        for (auto& [name, at] : where)
+          if (at.first > last.first) ++at.first;
+        where[st.info.name] = {last.first + 1, 0};
+      }
+    }
+  }
   std::vector<std::string> names;
   std::map<std::string, int> index;
   for (size_t i = 0; i < steps.size(); ++i) {

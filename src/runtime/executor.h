@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -53,6 +54,9 @@ struct ExecutorOptions {
   // false: every activation has memory of its own (no reuse by liveness), so that any steps may run
   // at once, as time_stage() does. Costs memory; for measuring schedules, not for serving.
   bool reuse_memory = true;
+  // Configs decided already, by workload key: used as given (no database lookup, no timing), e.g.
+  // what a stage schedule was searched with, so that its run uses the same kernels.
+  std::map<std::string, ChosenConfig> fixed_configs;
 };
 
 // One step of a run: a fused operator (a kernel), a reference node, or a layout copy.

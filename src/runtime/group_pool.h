@@ -1,13 +1,13 @@
-// Threads that run the concurrent groups of a stage (stage_schedule.h). run() hands task 0 to the
-// calling thread and task k to worker k-1, and returns when all are done: a stage's barrier. Idle
-// workers sleep (they do not spin: a stage of one group uses every core for its own kernels).
+// Runs the concurrent groups of a stage (stage_schedule.h): task k on thread k of an OpenMP team,
+// task 0 on the calling thread, and returns when all are done (a stage's barrier). OpenMP's team is
+// the one oneDNN's kernels use from the calling thread, so the stage's groups run on threads that
+// are already awake (OpenMP's workers spin a while after each parallel region) instead of beside
+// them: on a machine with as many cores as the stage has groups nothing is oversubscribed. Inside
+// a group, kernels run with their own thread count (1 for a group of one thread; nested OpenMP
+// regions run in the calling thread).
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "base/status.h"
@@ -16,26 +16,13 @@ namespace tensorperf::runtime {
 
 class GroupPool {
  public:
-  explicit GroupPool(int workers);
-  ~GroupPool();
-  GroupPool(const GroupPool&) = delete;
-  GroupPool& operator=(const GroupPool&) = delete;
-
-  int workers() const { return static_cast<int>(threads_.size()); }
+  explicit GroupPool(int workers) : workers_(workers) {}
+  int workers() const { return workers_; }
   // REQUIRES: tasks.size() <= workers() + 1. The first failing task's status (in task order).
   Status run(const std::vector<std::function<Status()>>& tasks);
 
  private:
-  void work(int index);
-
-  std::vector<std::thread> threads_;
-  std::mutex mu_;
-  std::condition_variable start_, done_;
-  const std::vector<std::function<Status()>>* tasks_ = nullptr;
-  std::vector<Status> results_;
-  uint64_t epoch_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
+  int workers_;
 };
 
 }  // namespace tensorperf::runtime

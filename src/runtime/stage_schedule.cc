@@ -33,6 +33,11 @@ nlohmann::json schedule_to_json(const StageSchedule& s) {
     stages.push_back({{"groups", groups}});
   }
   j["stages"] = stages;
+  nlohmann::json configs = nlohmann::json::object();
+  for (const auto& [w, c] : s.configs)
+    configs[w] = {{"provider", c.config.provider}, {"config", c.config.knobs}, {"source", source_name(c.source)},
+                  {"device", c.device}};
+  j["configs"] = configs;
   return j;
 }
 
@@ -109,6 +114,25 @@ Result<StageSchedule> schedule_from_json(const nlohmann::json& j) {
       stage.groups.push_back(std::move(group));
     }
     s.stages.push_back(std::move(stage));
+  }
+  if (j.contains("configs")) {
+    if (!j["configs"].is_object()) return Status::InvalidArgument("stage schedule: \"configs\" must be an object");
+    for (const auto& [w, c] : j["configs"].items()) {
+      const std::string where = "stage schedule: configs[\"" + w + "\"]";
+      if (!c.is_object() || !c.contains("provider") || !c["provider"].is_string() || !c.contains("config") ||
+          !c["config"].is_object())
+        return Status::InvalidArgument(where + " must be {\"provider\": ..., \"config\": {...}}");
+      ChosenConfig chosen;
+      chosen.config.provider = c["provider"].get<std::string>();
+      chosen.config.knobs = c["config"];
+      if (c.contains("source") && c["source"].is_string()) {
+        Result<ConfigSource> src = parse_source(c["source"].get<std::string>());
+        if (!src.ok()) return Status::InvalidArgument(where + ": " + src.status().message());
+        chosen.source = *src;
+      }
+      if (c.contains("device") && c["device"].is_string()) chosen.device = c["device"].get<std::string>();
+      s.configs[w] = std::move(chosen);
+    }
   }
   return s;
 }

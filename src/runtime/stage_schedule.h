@@ -9,12 +9,15 @@
 //   {"format": 1, "model": "inception_v3", "batch": 1, "device": KEY, "threads": 2,
 //    "strategy": "both", "graph": FINGERPRINT, "latency_ms": 12.3, "sequential_ms": 14.0,
 //    "merges": [{"name": "merge:a+b", "ops": ["a", "b"]}],
-//    "stages": [{"groups": [{"threads": 1, "ops": ["a", "b"]}, {"threads": 1, "ops": ["c"]}]}, ...]}
+//    "stages": [{"groups": [{"threads": 1, "ops": ["a", "b"]}, {"threads": 1, "ops": ["c"]}]}, ...],
+//    "configs": {WORKLOAD: {"provider": "onednn", "config": {...}, "source": "tuned", "device": KEY}}}
 // `merges` name operators that run as one kernel (graphsched::apply_merges rewrites the graph); the
-// stages then name the merged operator.
+// stages then name the merged operator, and the executor runs the steps named "<merged>/<part>"
+// (the split of its output, when that is a copy) right after it in its group.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,7 @@
 
 #include "base/status.h"
 #include "ir/graph.h"
+#include "runtime/config_choice.h"
 
 namespace tensorperf::runtime {
 
@@ -50,6 +54,8 @@ struct StageSchedule {
   double sequential_ms = 0;
   std::vector<MergeSpec> merges;
   std::vector<Stage> stages;
+  // The config of each workload the schedule was searched with (by workload key): the run uses them.
+  std::map<std::string, ChosenConfig> configs;
 
   int num_ops() const;
 };

@@ -358,6 +358,38 @@ TEST(Cli, OptimizeRunsTunesAndRunsAgain) {
   EXPECT_FALSE(std::filesystem::exists(db)) << "a usage error wrote the database";
 }
 
+TEST(Cli, ScheduleSearchesWritesAScheduleThatRunRuns) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tp_schedule_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string db = (dir / "s.db").string(), file = (dir / "s.json").string();
+  const std::string model = "--model squeezenet1_1 --image-size 64 --threads 2 --db " + db;
+  CmdResult r = tensorperf("schedule " + model + " --strategy both --repeat 5 -o " + file + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"search_s", "latency_ms", "sequential_ms", "speedup", "estimated_ms", "sequential_estimated_ms"})
+    EXPECT_GT(j[key].get<double>(), 0) << key;
+  EXPECT_GT(j["stages_measured"].get<int>(), 0);
+  EXPECT_LT(j["max_output_difference"].get<double>(), 1e-4);
+  EXPECT_EQ(j["schedule"]["stages"].size(), j["stages"].get<size_t>());
+  EXPECT_TRUE(std::filesystem::exists(file));
+  // A second search finds every stage in the database.
+  CmdResult again = tensorperf("schedule " + model + " --strategy parallel --repeat 5 --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["stages_measured"], 0);
+  CmdResult run = tensorperf("run " + model + " --repeat 3 --schedule " + file + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_GT(nlohmann::json::parse(run.out)["latency_ms"]["p50"].get<double>(), 0);
+  // Another graph (another image size) refuses the file in one line.
+  CmdResult other = tensorperf("run --model squeezenet1_1 --image-size 96 --threads 2 --db " + db + " --schedule " + file);
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_EQ(lines(other.err), 1) << other.err;
+  EXPECT_NE(other.err.find("another graph"), std::string::npos) << other.err;
+  CmdResult bad = tensorperf("schedule " + model + " --strategy fastest");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, FeaturesPrintsTheProgramsFeatures) {
   const std::string key = "conv2d|float32[1,16,14,14];float32[32,16,3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];"
                           "strides=[1,1]|bias+relu";

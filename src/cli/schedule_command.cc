@@ -1,0 +1,206 @@
+// `tensorperf schedule`: inter-operator scheduling (IOS) of a model on this machine: searches which
+// operators run concurrently and which merge, prints the stages, the schedule's latency next to the
+// sequential one (both run here, interleaved) and the search's time, and writes the schedule that
+// `tensorperf run --schedule` runs.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/exit.h"
+#include "cli/model_source.h"
+#include "cli/model_timing.h"
+#include "cli/table.h"
+#include "cli/validators.h"
+#include "db/record_store.h"
+#include "graphsched/scheduler.h"
+#include "measure/device.h"
+
+namespace tensorperf::cli {
+namespace {
+
+struct ScheduleOptions {
+  ModelSource source;
+  int threads = 0;
+  std::string isa = "native";
+  std::string strategy = "both";
+  int r = 3;
+  int s = 8;
+  std::string cost = "measured";
+  std::string output;
+  std::string db = "tensorperf.db";
+  int repeat = 20;
+  bool json = false;
+};
+
+std::string group_text(const runtime::StageGroup& g) {
+  std::string ops;
+  for (size_t i = 0; i < g.ops.size(); ++i) ops += (i ? " > " : "") + g.ops[i];
+  return fmt::format("[{}t] {}", g.threads, ops);
+}
+
+void run_schedule(const ScheduleOptions& o) {
+  const graphsched::Strategy strategy = check(graphsched::parse_strategy(o.strategy));
+  const graphsched::CostKind cost = check(graphsched::parse_cost_kind(o.cost));
+  const ir::Graph g = o.source.load();
+  measure::DeviceOptions device_options;
+  device_options.threads = o.threads > 0 ? o.threads : static_cast<int>(measure::pinned_cpus(1 << 16).size());
+  device_options.isa = o.isa;
+  const measure::Device device = check(measure::detect_device(device_options));
+  std::unique_ptr<db::RecordStore> store = check(db::open_store(o.db, db::OpenMode::kCreate));
+  auto say = [&](std::string_view line) {
+    if (!o.json) std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+  };
+
+  graphsched::SchedulerOptions so;
+  so.model = o.source.name();
+  so.executor.policy = runtime::ConfigPolicy::kDatabase;
+  so.executor.store = store.get();
+  so.executor.device_key = device.key();
+  so.executor.target = device.target;
+  so.executor.threads = device.threads;
+  so.executor.seed = o.source.seed;
+  so.executor.progress = say;
+  say("loading the profiling executor");
+  std::unique_ptr<graphsched::Scheduler> scheduler = check(graphsched::Scheduler::create(g, so));
+  say(fmt::format("searching: {} operators, strategy {}, r={} s={}, {} costs", scheduler->ops().size(), o.strategy,
+                  o.r, o.s, o.cost));
+  graphsched::SearchOptions search;
+  search.strategy = strategy;
+  search.r = o.r;
+  search.s = o.s;
+  search.threads = device.threads;
+  graphsched::Plan plan = check(scheduler->plan(search, cost));
+  say(fmt::format("search: {:.1f} s, {} stages measured, {} from the database", plan.search.search_s, plan.measured,
+                  plan.from_store));
+
+  // The schedule against the sequential run, both loaded for real and timed in turns.
+  runtime::ExecutorOptions eo = so.executor;
+  eo.progress = nullptr;
+  eo.fixed_configs = plan.schedule.configs;  // both run the kernels the search measured
+  std::unique_ptr<runtime::Executor> sequential = check(runtime::Executor::load(g, eo));
+  std::unique_ptr<runtime::Executor> scheduled = check(graphsched::load_scheduled(g, plan.schedule, eo));
+  // The same inputs give the same outputs (up to summation order in merged kernels).
+  double max_diff = 0;
+  {
+    std::mt19937_64 rng(7);
+    for (size_t i = 0; i < sequential->num_inputs(); ++i) {
+      sequential->input(i).fill_random(rng);
+      std::copy(sequential->input(i).bytes(), sequential->input(i).bytes() + sequential->input(i).type().num_bytes(),
+                scheduled->input(i).bytes());
+    }
+    check(sequential->run());
+    check(scheduled->run());
+    for (size_t i = 0; i < sequential->num_outputs(); ++i) {
+      const kernels::HostTensor& a = sequential->output(i);
+      const kernels::HostTensor& b = scheduled->output(i);
+      double scale = 1e-6;
+      for (int64_t k = 0; k < a.num_elements(); ++k) scale = std::max(scale, std::abs(static_cast<double>(a.f32()[k])));
+      for (int64_t k = 0; k < a.num_elements(); ++k)
+        max_diff = std::max(max_diff, std::abs(static_cast<double>(a.f32()[k]) - b.f32()[k]) / scale);
+    }
+  }
+  std::vector<double> seq_s, sched_s;
+  const int rounds = 5;
+  for (int r = 0; r < rounds; ++r) {
+    seq_s.push_back(time_runs(*sequential, std::max(1, o.repeat / rounds)).p50_s);
+    sched_s.push_back(time_runs(*scheduled, std::max(1, o.repeat / rounds)).p50_s);
+  }
+  std::sort(seq_s.begin(), seq_s.end());
+  std::sort(sched_s.begin(), sched_s.end());
+  const double seq_ms = seq_s[rounds / 2] * 1e3, sched_ms = sched_s[rounds / 2] * 1e3;
+  runtime::StageSchedule out = plan.schedule;
+  out.latency_ms = sched_ms;
+  out.sequential_ms = seq_ms;
+  if (!o.output.empty()) check(runtime::write_schedule_file(o.output, out));
+
+  int concurrent = 0, merged = 0;
+  for (size_t i = 0; i < plan.search.stages.size(); ++i) {
+    concurrent += plan.search.stages[i].groups.size() > 1;
+    merged += plan.search.stages[i].merged;
+  }
+  if (o.json) {
+    nlohmann::json j{{"model", o.source.name()},
+                     {"batch", g.batch()},
+                     {"device", device.key()},
+                     {"threads", device.threads},
+                     {"strategy", o.strategy},
+                     {"r", o.r},
+                     {"s", o.s},
+                     {"cost", o.cost},
+                     {"operators", scheduler->ops().size()},
+                     {"stages", plan.search.stages.size()},
+                     {"concurrent_stages", concurrent},
+                     {"merged_stages", merged},
+                     {"search_s", plan.search.search_s},
+                     {"states", plan.search.states},
+                     {"stages_measured", plan.measured},
+                     {"stages_from_db", plan.from_store},
+                     {"estimated_ms", plan.search.cost_s * 1e3},
+                     {"sequential_estimated_ms", plan.sequential_estimate_s * 1e3},
+                     {"latency_ms", sched_ms},
+                     {"sequential_ms", seq_ms},
+                     {"speedup", sched_ms > 0 ? seq_ms / sched_ms : 0.0},
+                     {"max_output_difference", max_diff},
+                     {"schedule", runtime::schedule_to_json(out)}};
+    std::puts(j.dump(2).c_str());
+    return;
+  }
+  Table table({{"stage", Align::kRight}, {"kind"}, {"est ms", Align::kRight}, {"groups", Align::kLeft, 110}});
+  for (size_t i = 0; i < plan.search.stages.size(); ++i) {
+    const graphsched::StageChoice& c = plan.search.stages[i];
+    const runtime::Stage& st = plan.schedule.stages[i];
+    std::string groups;
+    for (size_t k = 0; k < st.groups.size(); ++k) groups += (k ? "  |  " : "") + group_text(st.groups[k]);
+    const std::string kind = c.merged ? "merged" : c.groups.size() > 1 ? "concurrent" : "single";
+    table.add_row({std::to_string(i), kind, fmt::format("{:.3f}", c.cost_s * 1e3), groups});
+  }
+  table.print();
+  std::printf("\n%s at batch %lld on %s, %d threads: %zu operators in %zu stages (%d concurrent, %d merged)\n",
+              o.source.name().c_str(), static_cast<long long>(g.batch()), device.key().c_str(), device.threads,
+              static_cast<size_t>(scheduler->ops().size()), plan.search.stages.size(), concurrent, merged);
+  std::printf("search     %.2f s (%s costs, strategy %s, r=%d s=%d): %lld stages measured, %lld from the database, "
+              "%lld states\n",
+              plan.search.search_s, o.cost.c_str(), o.strategy.c_str(), o.r, o.s, static_cast<long long>(plan.measured),
+              static_cast<long long>(plan.from_store), static_cast<long long>(plan.search.states));
+  std::printf("estimate   %.3f ms (sequential %.3f ms)\n", plan.search.cost_s * 1e3, plan.sequential_estimate_s * 1e3);
+  std::printf("latency    %.3f ms   sequential %.3f ms   speedup %.3fx   (medians of %d interleaved rounds)\n", sched_ms,
+              seq_ms, sched_ms > 0 ? seq_ms / sched_ms : 0.0, rounds);
+  std::printf("outputs    max relative difference to the sequential run %.2g\n", max_diff);
+  if (!o.output.empty()) std::printf("schedule   %s (run it: tensorperf run ... --schedule %s)\n", o.output.c_str(), o.output.c_str());
+}
+
+}  // namespace
+
+void register_schedule_command(CLI::App& app) {
+  static ScheduleOptions o;
+  auto* cmd = app.add_subcommand("schedule",
+                                 "inter-operator scheduling (IOS): which operators run concurrently and which merge");
+  o.source.add_options(cmd, "--graph-seed");
+  cmd->add_option("--threads", o.threads, "threads the stages share (default: every CPU available)")->check(positive());
+  cmd->add_option("--isa", o.isa, "ISA level to compile for: native, sse41, avx2, avx512")->capture_default_str();
+  cmd->add_option("--strategy", o.strategy, "sequential, greedy, parallel, merge or both")
+      ->check(CLI::IsMember({"sequential", "greedy", "parallel", "merge", "both"}))
+      ->capture_default_str();
+  cmd->add_option("--r", o.r, "pruning: operators per group")->check(positive())->capture_default_str();
+  cmd->add_option("--s", o.s, "pruning: groups per stage")->check(positive())->capture_default_str();
+  cmd->add_option("--cost", o.cost,
+                  "measured (each candidate stage run here, cached in the database) or predicted (composed from "
+                  "each operator's own time)")
+      ->check(CLI::IsMember({"measured", "predicted"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", o.output, "write the schedule (JSON) for `tensorperf run --schedule`");
+  cmd->add_option("--db", o.db, "the database of tuned configs and measured stages (SQLite path or postgresql:// URL)")
+      ->capture_default_str();
+  cmd->add_option("--repeat", o.repeat, "timed whole runs of each of the two schedules")->check(positive())->capture_default_str();
+  cmd->add_flag("--json", o.json,
+                "print one JSON object {model, batch, device, threads, strategy, search_s, stages_measured, "
+                "latency_ms, sequential_ms, speedup, schedule}");
+  cmd->callback([] { run_schedule(o); });
+}
+
+}  // namespace tensorperf::cli

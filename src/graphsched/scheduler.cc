@@ -1,0 +1,123 @@
+#include "graphsched/scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "graphsched/schedule_build.h"
+#include "measure/timing.h"
+
+namespace tensorperf::graphsched {
+
+std::string_view cost_kind_name(CostKind k) { return k == CostKind::kMeasured ? "measured" : "predicted"; }
+
+Result<CostKind> parse_cost_kind(std::string_view name) {
+  if (name == "measured") return CostKind::kMeasured;
+  if (name == "predicted") return CostKind::kPredicted;
+  return Status::InvalidArgument("unknown cost '" + std::string(name) + "'; use measured or predicted");
+}
+
+// Times a merged stage: the merged convolution alone (merge.h's subgraph) on an executor of its own.
+class Scheduler::MergeTimer : public MergedStageTimer {
+ public:
+  MergeTimer(const OpGraph& ops, const MergePlanner& planner, const SchedulerOptions& o)
+      : ops_(ops), planner_(planner), o_(o) {}
+
+  Result<double> time_merged(const std::vector<int>& members, int threads) override {
+    std::vector<std::string> names;
+    for (int v : members) names.push_back(ops_.names[v]);
+    TP_ASSIGN_OR_RETURN(ir::Graph sub, planner_.merged_subgraph(names, o_.executor.seed));
+    runtime::ExecutorOptions eo = o_.executor;
+    eo.threads = threads;
+    eo.schedule = nullptr;
+    eo.check_stored_configs = false;
+    eo.progress = nullptr;
+    TP_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Executor> e, runtime::Executor::load(sub, eo));
+    measure::TimingOptions t;
+    t.repeat = std::max(o_.stage_repeat, 1);
+    t.min_repeat_ms = 1;
+    TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs([&] { return e->run(); }, t));
+    std::sort(timing.costs.begin(), timing.costs.end());
+    return timing.costs[timing.costs.size() / 2];
+  }
+
+ private:
+  const OpGraph& ops_;
+  const MergePlanner& planner_;
+  const SchedulerOptions& o_;
+};
+
+Scheduler::~Scheduler() = default;
+
+Result<std::unique_ptr<Scheduler>> Scheduler::create(const ir::Graph& g, const SchedulerOptions& options) {
+  std::unique_ptr<Scheduler> s(new Scheduler());
+  s->options_ = options;
+  s->options_.executor.schedule = nullptr;
+  s->options_.executor.reuse_memory = false;
+  s->graph_ = g;
+  TP_ASSIGN_OR_RETURN(s->profiling_, runtime::Executor::load(s->graph_, s->options_.executor));
+  s->ops_ = OpGraph::from_executor(*s->profiling_);
+  s->ops_.fingerprint = runtime::graph_fingerprint(g);
+  TP_ASSIGN_OR_RETURN(MergePlanner planner, MergePlanner::analyse(s->graph_));
+  s->merges_ = std::make_unique<MergePlanner>(std::move(planner));
+  s->merge_timer_ = std::make_unique<MergeTimer>(s->ops_, *s->merges_, s->options_);
+  s->measured_ = std::make_unique<MeasuredStageCost>(*s->profiling_, s->ops_, s->options_.executor.store,
+                                                     s->options_.executor.device_key, s->options_.executor.target,
+                                                     s->merge_timer_.get(), s->options_.stage_repeat);
+  return s;
+}
+
+Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
+  const int64_t measured0 = measured_->measured(), stored0 = measured_->from_store();
+  auto can_merge = [this](const std::vector<int>& members) {
+    std::vector<std::string> names;
+    for (int v : members) names.push_back(ops_.names[v]);
+    return merges_->can_merge(names);
+  };
+  auto op_cost = [this](int op, int threads) { return measured_->op_cost(op, threads); };
+  StageCostFn fn;
+  std::unique_ptr<ComposedStageCost> composed;
+  if (cost == CostKind::kMeasured) {
+    fn = [this](const StageChoice& c) { return (*measured_)(c); };
+  } else {
+    composed = std::make_unique<ComposedStageCost>(
+        op_cost, options_.contention, options_.barrier_s,
+        [this](const std::vector<int>& members, int threads) { return merge_timer_->time_merged(members, threads); });
+    fn = [&composed](const StageChoice& c) { return (*composed)(c); };
+  }
+  Plan plan;
+  TP_ASSIGN_OR_RETURN(plan.search, schedule_graph(ops_, search, fn, can_merge, op_cost));
+  for (int v = 0; v < ops_.size(); ++v) {
+    TP_ASSIGN_OR_RETURN(double s, fn(StageChoice{{{v}}, {search.threads}, false}));
+    plan.sequential_estimate_s += s;
+  }
+  plan.schedule = make_schedule(ops_, plan.search, search.threads);
+  plan.schedule.model = options_.model;
+  plan.schedule.batch = static_cast<int>(graph_.batch());
+  plan.schedule.device = options_.executor.device_key;
+  plan.schedule.strategy = std::string(strategy_name(search.strategy));
+  plan.schedule.graph = runtime::graph_fingerprint(graph_);
+  plan.schedule.sequential_ms = plan.sequential_estimate_s * 1e3;
+  for (const runtime::StepInfo& st : profiling_->steps())
+    if (!st.workload.empty())
+      plan.schedule.configs[st.workload] = runtime::ChosenConfig{kernels::Config{st.provider, st.config}, st.source, st.device, 0};
+  plan.measured = measured_->measured() - measured0;
+  plan.from_store = measured_->from_store() - stored0;
+  return plan;
+}
+
+Result<std::unique_ptr<runtime::Executor>> load_scheduled(const ir::Graph& g, const runtime::StageSchedule& s,
+                                                          runtime::ExecutorOptions options) {
+  const std::string fp = runtime::graph_fingerprint(g);
+  if (s.graph != fp)
+    return Status::InvalidArgument("the schedule was made for another graph (" +
+                                   (s.model.empty() ? std::string("unnamed") : s.model) + " at batch " +
+                                   std::to_string(s.batch) + ", fingerprint " + s.graph + "; this graph's is " + fp +
+                                   "): make one with `tensorperf schedule`");
+  TP_ASSIGN_OR_RETURN(ir::Graph merged, apply_merges(g, s.merges, options.seed));
+  options.schedule = &s;
+  for (const auto& [w, c] : s.configs) options.fixed_configs.emplace(w, c);
+  return runtime::Executor::load(merged, options);
+}
+
+}  // namespace tensorperf::graphsched

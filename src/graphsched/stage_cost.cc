@@ -1,0 +1,97 @@
+#include "graphsched/stage_cost.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "db/content_hash.h"
+#include "measure/record.h"
+
+namespace tensorperf::graphsched {
+
+MeasuredStageCost::MeasuredStageCost(runtime::Executor& profiling, const OpGraph& g, db::RecordStore* store,
+                                     std::string device_key, std::string target, MergedStageTimer* merged, int repeat)
+    : profiling_(profiling), g_(g), store_(store), device_key_(std::move(device_key)), target_(std::move(target)),
+      merged_(merged), repeat_(repeat) {}
+
+std::string MeasuredStageCost::content_key(const StageChoice& c) const {
+  // What runs, not where in which model: the same stage of another model shares the record.
+  const std::vector<runtime::StepInfo>& steps = profiling_.steps();
+  nlohmann::json groups = nlohmann::json::array();
+  for (size_t k = 0; k < c.groups.size(); ++k) {
+    nlohmann::json ops = nlohmann::json::array();
+    for (int v : c.groups[k]) {
+      const runtime::StepInfo& s = steps[v];
+      if (s.workload.empty()) ops.push_back({{"layout", s.op}, {"node", s.name}, {"graph", g_.fingerprint}});
+      else ops.push_back({{"workload", s.workload}, {"provider", s.provider}, {"config", s.config}});
+    }
+    groups.push_back({{"threads", c.threads[k]}, {"ops", ops}});
+  }
+  return nlohmann::json{{"merged", c.merged}, {"groups", groups}}.dump();
+}
+
+Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
+  const std::string content = content_key(c);
+  const std::string workload = "ios-stage:" + db::to_hex(db::content_hash(content));
+  if (store_ != nullptr) {
+    TP_ASSIGN_OR_RETURN(std::vector<db::StoredRecord> found, store_->top_records(workload, device_key_, 1));
+    if (!found.empty() && found[0].mean_cost) {
+      ++from_store_;
+      return *found[0].mean_cost;
+    }
+  }
+  double seconds = 0;
+  if (c.merged) {
+    if (merged_ == nullptr) return Status::Unsupported("merged stages cannot be measured here");
+    TP_ASSIGN_OR_RETURN(seconds, merged_->time_merged(c.groups[0], c.threads[0]));
+  } else {
+    TP_ASSIGN_OR_RETURN(seconds, profiling_.time_stage(c.groups, c.threads, repeat_));
+  }
+  ++measured_;
+  if (store_ != nullptr) {
+    measure::Record r;
+    r.workload_key = workload;
+    r.device_key = device_key_;
+    r.target = target_;
+    r.provider = "graphsched";
+    r.config = nlohmann::json::parse(content);
+    r.costs = {seconds};
+    r.timestamp = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    TP_RETURN_IF_ERROR(db::add_record(*store_, r));
+  }
+  return seconds;
+}
+
+Result<double> MeasuredStageCost::op_cost(int op, int threads) {
+  return (*this)(StageChoice{{{op}}, {threads}, false});
+}
+
+ComposedStageCost::ComposedStageCost(OpCost op_cost, double contention, double barrier_s, MergedCost merged_cost)
+    : op_cost_(std::move(op_cost)), merged_cost_(std::move(merged_cost)), contention_(contention),
+      barrier_s_(barrier_s) {}
+
+Result<double> ComposedStageCost::operator()(const StageChoice& c) {
+  if (c.merged) {
+    if (!merged_cost_) return Status::Unsupported("no cost for merged stages");
+    TP_ASSIGN_OR_RETURN(double s, merged_cost_(c.groups[0], c.threads[0]));
+    return s + barrier_s_;
+  }
+  double longest = 0;
+  for (size_t k = 0; k < c.groups.size(); ++k) {
+    double sum = 0;
+    for (int v : c.groups[k]) {
+      auto key = std::make_pair(v, c.threads[k]);
+      auto it = cache_.find(key);
+      if (it == cache_.end()) {
+        TP_ASSIGN_OR_RETURN(double s, op_cost_(v, c.threads[k]));
+        it = cache_.emplace(key, s).first;
+      }
+      sum += it->second;
+    }
+    longest = std::max(longest, sum);
+  }
+  return longest * (c.groups.size() > 1 ? contention_ : 1.0) + barrier_s_;
+}
+
+}  // namespace tensorperf::graphsched

@@ -1,0 +1,76 @@
+// What a stage costs, for the search (ios_search.h).
+//
+// measured: the stage runs on a profiling executor (runtime::Executor loaded with reuse_memory =
+//   false, so any steps may run at once) and its median over a few timed runs is its cost. Each
+//   measurement is also a record in the database (workload "ios-stage:<hash>" of the stage's content:
+//   its groups' threads and each operator's workload, provider and config; provider "graphsched"),
+//   so a later search of the same stages on the same device measures nothing.
+// predicted: a stage's cost composed from its operators' costs alone: the longest group's sum at
+//   that group's threads, times a contention factor for groups that share the memory system, plus
+//   a barrier. Operators' costs come from single-operator measurements (cached like stages), i.e.
+//   one measurement per operator and thread count instead of one per candidate stage.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/record_store.h"
+#include "graphsched/ios_search.h"
+#include "graphsched/op_graph.h"
+#include "runtime/executor.h"
+
+namespace tensorperf::graphsched {
+
+// Runs merged stages (merge.h) for MeasuredStageCost.
+class MergedStageTimer {
+ public:
+  virtual ~MergedStageTimer() = default;
+  virtual Result<double> time_merged(const std::vector<int>& ops, int threads) = 0;
+};
+
+class MeasuredStageCost {
+ public:
+  // `profiling` must be loaded with reuse_memory = false over the graph `g` was made from. `store`
+  // (may be null) caches measurements; `merged` (may be null) times merged stages.
+  MeasuredStageCost(runtime::Executor& profiling, const OpGraph& g, db::RecordStore* store, std::string device_key,
+                    std::string target, MergedStageTimer* merged = nullptr, int repeat = 5);
+
+  Result<double> operator()(const StageChoice& c);
+  // Seconds of operator `op` alone on `threads` threads.
+  Result<double> op_cost(int op, int threads);
+
+  int64_t measured() const { return measured_; }  // stages timed by this object
+  int64_t from_store() const { return from_store_; }
+
+ private:
+  std::string content_key(const StageChoice& c) const;
+
+  runtime::Executor& profiling_;
+  const OpGraph& g_;
+  db::RecordStore* store_;
+  std::string device_key_, target_;
+  MergedStageTimer* merged_;
+  int repeat_;
+  int64_t measured_ = 0, from_store_ = 0;
+};
+
+// Stage costs composed from operator costs (see above). `contention` is the factor a stage of
+// several groups pays on its longest group (1: none); `barrier_s` is added to every stage. A merged
+// stage costs what `merged_cost` says (the merged kernel alone); without it merging is not offered.
+class ComposedStageCost {
+ public:
+  using OpCost = std::function<Result<double>(int op, int threads)>;
+  using MergedCost = std::function<Result<double>(const std::vector<int>& ops, int threads)>;
+  ComposedStageCost(OpCost op_cost, double contention, double barrier_s, MergedCost merged_cost = {});
+  Result<double> operator()(const StageChoice& c);
+
+ private:
+  OpCost op_cost_;
+  MergedCost merged_cost_;
+  std::map<std::pair<int, int>, double> cache_;
+  double contention_, barrier_s_;
+};
+
+}  // namespace tensorperf::graphsched

@@ -1,0 +1,238 @@
+// Stage schedules on real models: the executor's operator DAG, concurrent runs against sequential
+// ones, merged convolutions against the separate ones, the search with measured costs and the
+// database as its cache, and schedules refused for another graph.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "db/record_store.h"
+#include "graphsched/scheduler.h"
+#include "graphsched/schedule_build.h"
+#include "ir/models/zoo.h"
+#include "measure/device.h"
+
+namespace tensorperf::graphsched {
+namespace {
+
+const measure::Device& device() {
+  static const measure::Device d = [] {
+    measure::DeviceOptions o;
+    o.threads = 2;
+    Result<measure::Device> r = measure::detect_device(o);
+    if (!r.ok()) throw std::runtime_error(r.status().message());
+    return *r;
+  }();
+  return d;
+}
+
+ir::Graph model(const std::string& name, int64_t image_size, int64_t batch = 1) {
+  ir::ModelOptions o;
+  o.image_size = image_size;
+  o.batch = batch;
+  Result<ir::Graph> g = ir::build_model(name, o);
+  if (!g.ok()) throw std::runtime_error(g.status().message());
+  return *g;
+}
+
+runtime::ExecutorOptions options(runtime::ConfigPolicy policy = runtime::ConfigPolicy::kOnednn) {
+  runtime::ExecutorOptions o;
+  o.policy = policy;
+  o.device_key = device().key();
+  o.target = device().target;
+  o.threads = 2;
+  o.seed = 5;
+  return o;
+}
+
+std::vector<std::vector<float>> run(runtime::Executor& e) {
+  std::mt19937_64 rng(3);
+  for (size_t i = 0; i < e.num_inputs(); ++i) e.input(i).fill_random(rng);
+  Status st = e.run();
+  if (!st.ok()) throw std::runtime_error(st.message());
+  std::vector<std::vector<float>> out;
+  for (size_t i = 0; i < e.num_outputs(); ++i)
+    out.emplace_back(e.output(i).f32(), e.output(i).f32() + e.output(i).num_elements());
+  return out;
+}
+
+double max_relative_difference(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    EXPECT_EQ(a[i].size(), b[i].size());
+    double scale = 1e-6;
+    for (float x : a[i]) scale = std::max(scale, std::abs(static_cast<double>(x)));
+    for (size_t k = 0; k < a[i].size() && k < b[i].size(); ++k)
+      worst = std::max(worst, std::abs(static_cast<double>(a[i][k]) - b[i][k]) / scale);
+  }
+  return worst;
+}
+
+std::unique_ptr<runtime::Executor> load(const ir::Graph& g, const runtime::ExecutorOptions& o) {
+  Result<std::unique_ptr<runtime::Executor>> e = runtime::Executor::load(g, o);
+  if (!e.ok()) throw std::runtime_error(e.status().message());
+  return std::move(*e);
+}
+
+int index_of(const OpGraph& g, const std::string& name) {
+  for (int i = 0; i < g.size(); ++i)
+    if (g.names[i] == name) return i;
+  return -1;
+}
+
+TEST(OperatorGraph, PredecessorsFollowTheDataThroughViewsAndConcats) {
+  const ir::Graph g = model("squeezenet1_1", 64);
+  auto e = load(g, options());
+  const OpGraph ops = OpGraph::from_executor(*e);
+  ASSERT_GT(ops.size(), 20);
+  for (int v = 0; v < ops.size(); ++v)
+    for (int u : ops.preds[v]) EXPECT_LT(u, v);
+  // A fire module's squeeze reads the previous module's concat, written in place by both expands.
+  const int squeeze = index_of(ops, "features.4.squeeze");
+  const int e1 = index_of(ops, "features.3.expand1x1"), e3 = index_of(ops, "features.3.expand3x3");
+  ASSERT_GE(squeeze, 0);
+  ASSERT_GE(e1, 0);
+  ASSERT_GE(e3, 0);
+  EXPECT_EQ(ops.preds[squeeze], (std::vector<int>{e1, e3}));
+  // The two expands read the same squeeze and nothing else.
+  EXPECT_EQ(ops.preds[e1], ops.preds[e3]);
+  EXPECT_EQ(ops.preds[e1].size(), 1u);
+}
+
+// A greedy schedule (costs made up: only its shape matters here) runs concurrent stages.
+runtime::StageSchedule greedy_schedule(const ir::Graph& g, const OpGraph& ops) {
+  SearchOptions o;
+  o.strategy = Strategy::kGreedy;
+  o.threads = 2;
+  Result<SearchResult> r = schedule_graph(
+      ops, o, [](const StageChoice& c) -> Result<double> { return 1e-3 * static_cast<double>(c.groups.size()); }, {},
+      [](int op, int) -> Result<double> { return 1e-4 * (1 + op % 3); });
+  if (!r.ok()) throw std::runtime_error(r.status().message());
+  runtime::StageSchedule s = make_schedule(ops, *r, 2);
+  s.graph = runtime::graph_fingerprint(g);
+  return s;
+}
+
+TEST(ConcurrentRuntime, OutputsEqualTheSequentialRun) {
+  for (const auto& [name, size] : std::vector<std::pair<std::string, int64_t>>{{"squeezenet1_1", 64}, {"inception_v3", 75}}) {
+    const ir::Graph g = model(name, size);
+    auto sequential = load(g, options());
+    const OpGraph ops = OpGraph::from_executor(*sequential);
+    const runtime::StageSchedule s = greedy_schedule(g, ops);
+    int concurrent = 0;
+    for (const runtime::Stage& st : s.stages) concurrent += st.groups.size() > 1;
+    EXPECT_GT(concurrent, 2) << name;
+    Result<std::unique_ptr<runtime::Executor>> scheduled = load_scheduled(g, s, options());
+    ASSERT_TRUE(scheduled.ok()) << scheduled.status().message();
+    const auto want = run(*sequential);
+    // Kernels of one and two threads may sum in another order: equal up to rounding.
+    EXPECT_LT(max_relative_difference(want, run(**scheduled)), 1e-5) << name;
+    EXPECT_LT(max_relative_difference(want, run(**scheduled)), 1e-5) << name << " (second run)";
+    // Activations that live in one stage never share memory, so the plan may need more; never less
+    // than what one activation needs.
+    EXPECT_GT((*scheduled)->arena_bytes(), 0);
+  }
+}
+
+TEST(Merge, MergedConvolutionsComputeWhatTheSeparateOnesDo) {
+  for (const auto& [name, size] : std::vector<std::pair<std::string, int64_t>>{{"squeezenet1_1", 64}, {"inception_v3", 75}}) {
+    const ir::Graph g = model(name, size);
+    Result<MergePlanner> planner = MergePlanner::analyse(g);
+    ASSERT_TRUE(planner.ok()) << planner.status().message();
+    auto e = load(g, options());
+    const OpGraph ops = OpGraph::from_executor(*e);
+    // Every mergeable set of operators that share a predecessor, disjoint, at most three of them.
+    std::vector<runtime::MergeSpec> merges;
+    std::set<int> used;
+    for (int a = 0; a < ops.size() && merges.size() < 3; ++a)
+      for (int b = a + 1; b < ops.size() && merges.size() < 3; ++b) {
+        if (used.count(a) || used.count(b) || !planner->can_merge({ops.names[a], ops.names[b]})) continue;
+        merges.push_back({"merge:" + ops.names[a] + "+" + ops.names[b], {ops.names[a], ops.names[b]}});
+        used.insert(a);
+        used.insert(b);
+      }
+    ASSERT_FALSE(merges.empty()) << name;
+    Result<ir::Graph> merged = apply_merges(g, merges, options().seed);
+    ASSERT_TRUE(merged.ok()) << merged.status().message();
+    EXPECT_LT(merged->nodes().size(), g.nodes().size() + merges.size() * 3);
+    for (runtime::ConfigPolicy policy : {runtime::ConfigPolicy::kReference, runtime::ConfigPolicy::kOnednn}) {
+      auto separate = load(g, options(policy));
+      auto together = load(*merged, options(policy));
+      EXPECT_LT(max_relative_difference(run(*separate), run(*together)), 1e-5)
+          << name << " " << runtime::policy_name(policy);
+    }
+  }
+  // Convolutions of different inputs do not merge.
+  const ir::Graph g = model("squeezenet1_1", 64);
+  Result<MergePlanner> planner = MergePlanner::analyse(g);
+  ASSERT_TRUE(planner.ok());
+  EXPECT_TRUE(planner->can_merge({"features.3.expand1x1", "features.3.expand3x3"}));
+  EXPECT_FALSE(planner->can_merge({"features.3.expand1x1", "features.4.expand1x1"}));
+  EXPECT_FALSE(planner->can_merge({"features.3.expand1x1"}));
+  Result<ir::Graph> bad = apply_merges(g, {{"m", {"features.3.expand1x1", "features.4.expand1x1"}}}, 0);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("merge 'm'"), std::string::npos);
+}
+
+class TempDb : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() / ("tp_sched_" + std::to_string(::getpid()) + ".db")).string();
+  }
+  void TearDown() override {
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
+  }
+  std::string path_;
+};
+
+TEST_F(TempDb, MeasuredSearchCachesStagesInTheDatabaseAndItsScheduleRuns) {
+  const ir::Graph g = model("squeezenet1_1", 64);
+  SearchOptions search;
+  search.strategy = Strategy::kBoth;
+  search.threads = 2;
+  runtime::StageSchedule first;
+  for (int pass = 0; pass < 2; ++pass) {
+    Result<std::unique_ptr<db::RecordStore>> opened = db::open_store(path_, db::OpenMode::kCreate);
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    std::unique_ptr<db::RecordStore> store = std::move(*opened);
+    SchedulerOptions so;
+    // oneDNN's defaults: the same kernels in both passes (the database policy times defaults at load,
+    // and a different pick is a different stage).
+    so.executor = options(runtime::ConfigPolicy::kOnednn);
+    so.executor.store = store.get();
+    so.stage_repeat = 2;
+    so.model = "squeezenet1_1";
+    Result<std::unique_ptr<Scheduler>> scheduler = Scheduler::create(g, so);
+    ASSERT_TRUE(scheduler.ok()) << scheduler.status().message();
+    Result<Plan> plan = (*scheduler)->plan(search, CostKind::kMeasured);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_GT(plan->search.states, 0);
+    EXPECT_LE(plan->search.cost_s, plan->sequential_estimate_s * (1 + 1e-9));  // sequential is a candidate
+    if (pass == 0) {
+      EXPECT_GT(plan->measured, 0);
+      first = plan->schedule;
+    } else {
+      EXPECT_EQ(plan->measured, 0) << "a second search measured again";
+      EXPECT_GT(plan->from_store, 0);
+    }
+  }
+  // The schedule runs and computes what the sequential run does.
+  runtime::ExecutorOptions o = options();
+  Result<std::unique_ptr<runtime::Executor>> scheduled = load_scheduled(g, first, o);
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status().message();
+  auto sequential = load(g, o);
+  EXPECT_LT(max_relative_difference(run(*sequential), run(**scheduled)), 1e-5);
+  // A schedule file survives a round trip and is refused for another graph with a clear error.
+  Result<runtime::StageSchedule> back = runtime::schedule_from_json(runtime::schedule_to_json(first));
+  ASSERT_TRUE(back.ok());
+  Result<std::unique_ptr<runtime::Executor>> other = load_scheduled(model("squeezenet1_1", 64, 2), *back, o);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("another graph"), std::string::npos) << other.status().message();
+}
+
+}  // namespace
+}  // namespace tensorperf::graphsched
