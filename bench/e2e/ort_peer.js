@@ -1,14 +1,18 @@
 // ONNX Runtime peer of e2e_bench.py: loads one ONNX file (all graph optimisations on) and, for each
 // line "N" on stdin, runs it N times and prints the median run in ms.
-//   node ort_peer.js MODULE_DIR ONNX_FILE BATCH THREADS
+//   node ort_peer.js MODULE_DIR ONNX_FILE BATCH THREADS [INTER_OP_THREADS]
+// With INTER_OP_THREADS (> 1), ONNX Runtime's parallel executor runs independent nodes at once on
+// that many inter-op threads (THREADS intra-op each); without it, the sequential executor.
 const path = require('path');
 const readline = require('readline');
 const ort = require(path.join(process.argv[2], 'node_modules', 'onnxruntime-node'));
 
 async function main() {
   const [file, batch, threads] = [process.argv[3], Number(process.argv[4]), Number(process.argv[5])];
+  const inter = process.argv.length > 6 ? Number(process.argv[6]) : 1;
   const session = await ort.InferenceSession.create(file, {
-    graphOptimizationLevel: 'all', intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential',
+    graphOptimizationLevel: 'all', intraOpNumThreads: threads, interOpNumThreads: inter,
+    executionMode: inter > 1 ? 'parallel' : 'sequential',
   });
   const name = session.inputNames[0];
   const meta = session.inputMetadata ? session.inputMetadata[0] : null;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
 #include "cli/command.h"
 #include "cli/exit.h"
 #include "cli/model_source.h"
@@ -30,8 +31,10 @@ struct ScheduleOptions {
   std::string strategy = "both";
   int r = 3;
   int s = 8;
+  int max_block = 32;
   std::string cost = "measured";
   std::string output;
+  std::string plot_spec;
   std::string db = "tensorperf.db";
   int repeat = 20;
   bool json = false;
@@ -41,6 +44,53 @@ std::string group_text(const runtime::StageGroup& g) {
   std::string ops;
   for (size_t i = 0; i < g.ops.size(); ++i) ops += (i ? " > " : "") + g.ops[i];
   return fmt::format("[{}t] {}", g.threads, ops);
+}
+
+// A Gantt chart spec for scripts/plot.py: one row per thread, each stage from its start for its
+// cost, each group's operators one after another on the group's threads (their own costs at that
+// thread count, scaled down when they add up to more than the stage took).
+void write_gantt(const std::string& path, graphsched::Scheduler& scheduler, const graphsched::Plan& plan, int threads,
+                 const std::string& model) {
+  nlohmann::json rows = nlohmann::json::array(), bars = nlohmann::json::array();
+  for (int t = 0; t < threads; ++t) rows.push_back("thread " + std::to_string(t));
+  double start = 0;
+  for (const graphsched::StageChoice& c : plan.search.stages) {
+    const double stage_ms = c.cost_s * 1e3;
+    int row = 0;
+    for (size_t k = 0; k < c.groups.size(); ++k) {
+      std::vector<double> ms;
+      double sum = 0;
+      if (c.merged) {
+        ms = {stage_ms};
+        sum = stage_ms;
+      } else {
+        for (int op : c.groups[k]) {
+          ms.push_back(check(scheduler.op_cost(op, c.threads[k])) * 1e3);
+          sum += ms.back();
+        }
+      }
+      const double scale = sum > stage_ms && sum > 0 ? stage_ms / sum : 1.0;
+      for (int t = row; t < row + c.threads[k] && t < threads; ++t) {
+        double at = start;
+        for (size_t i = 0; i < ms.size(); ++i) {
+          std::string label = c.merged ? "merged" : "";
+          bars.push_back({{"row", rows[t]}, {"start", at}, {"end", at + ms[i] * scale}, {"label", label}});
+          at += ms[i] * scale;
+        }
+      }
+      row += c.threads[k];
+    }
+    start += stage_ms;
+  }
+  nlohmann::json spec{{"title", model + ": " + std::to_string(plan.search.stages.size()) + " stages, " +
+                                    fmt::format("{:.2f}", start) + " ms estimated"},
+                      {"kind", "gantt"},
+                      {"xlabel", "ms"},
+                      {"rows", rows},
+                      {"bars", bars}};
+  auto file = check(AtomicFile::create(path));
+  file.stream() << spec.dump() << "\n";
+  check(file.commit());
 }
 
 void run_schedule(const ScheduleOptions& o) {
@@ -73,10 +123,12 @@ void run_schedule(const ScheduleOptions& o) {
   search.strategy = strategy;
   search.r = o.r;
   search.s = o.s;
+  search.max_block = o.max_block;
   search.threads = device.threads;
   graphsched::Plan plan = check(scheduler->plan(search, cost));
-  say(fmt::format("search: {:.1f} s, {} stages measured, {} from the database", plan.search.search_s, plan.measured,
-                  plan.from_store));
+  say(fmt::format("search: {:.1f} s ({:.1f} s running stages, {:.1f} s storing them), {} stages measured, {} from "
+                  "the database",
+                  plan.search.search_s, plan.timing_s, plan.storing_s, plan.measured, plan.from_store));
 
   // The schedule against the sequential run, both loaded for real and timed in turns.
   runtime::ExecutorOptions eo = so.executor;
@@ -113,6 +165,7 @@ void run_schedule(const ScheduleOptions& o) {
   std::sort(seq_s.begin(), seq_s.end());
   std::sort(sched_s.begin(), sched_s.end());
   const double seq_ms = seq_s[rounds / 2] * 1e3, sched_ms = sched_s[rounds / 2] * 1e3;
+  if (!o.plot_spec.empty()) write_gantt(o.plot_spec, *scheduler, plan, device.threads, o.source.name());
   runtime::StageSchedule out = plan.schedule;
   out.latency_ms = sched_ms;
   out.sequential_ms = seq_ms;
@@ -188,12 +241,18 @@ void register_schedule_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--r", o.r, "pruning: operators per group")->check(positive())->capture_default_str();
   cmd->add_option("--s", o.s, "pruning: groups per stage")->check(positive())->capture_default_str();
+  cmd->add_option("--max-block", o.max_block,
+                  "pruning: operators per block (longer blocks are cut where the fewest edges cross; at most 64)")
+      ->check(CLI::Range(2, 64))
+      ->capture_default_str();
   cmd->add_option("--cost", o.cost,
                   "measured (each candidate stage run here, cached in the database) or predicted (composed from "
                   "each operator's own time)")
       ->check(CLI::IsMember({"measured", "predicted"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the schedule (JSON) for `tensorperf run --schedule`");
+  cmd->add_option("--plot-spec", o.plot_spec,
+                  "write a Gantt chart spec of the schedule (threads over time) for scripts/plot.py SPEC OUT.png");
   cmd->add_option("--db", o.db, "the database of tuned configs and measured stages (SQLite path or postgresql:// URL)")
       ->capture_default_str();
   cmd->add_option("--repeat", o.repeat, "timed whole runs of each of the two schedules")->check(positive())->capture_default_str();

@@ -73,8 +73,8 @@ class CostCache {
 class BlockSearch {
  public:
   BlockSearch(const OpGraph& g, const std::vector<int>& ops, const SearchOptions& o, CostCache& cost,
-              const CanMergeFn& can_merge)
-      : g_(g), ops_(ops), o_(o), cost_(cost), can_merge_(can_merge) {
+              const CanMergeFn& can_merge, const StageBoundFn& bound)
+      : g_(g), ops_(ops), o_(o), cost_(cost), can_merge_(can_merge), bound_(bound) {
     const int n = static_cast<int>(ops.size());
     std::map<int, int> local;
     for (int i = 0; i < n; ++i) local[ops[i]] = i;
@@ -94,6 +94,8 @@ class BlockSearch {
     if (parallel_) cap_ = std::max(cap_, o.r * max_groups_);
     if (merge_) cap_ = std::max(cap_, o.s);
   }
+
+  int64_t pruned() const { return pruned_; }
 
   Status run(std::vector<StageChoice>& stages, double& total, int64_t& states) {
     const uint64_t all = ops_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << ops_.size()) - 1;
@@ -142,18 +144,45 @@ class BlockSearch {
     return out;
   }
 
-  // The best way to run ending `e` as one stage (if any): its cost and the stage.
-  Status best_stage(uint64_t e, double& best, StageChoice& choice) {
+  // Whether ending `e` can be a stage at all (before anything is costed).
+  bool feasible(uint64_t e) const {
+    const int size = std::popcount(e);
+    if (parallel_ || size == 1) {
+      std::vector<uint64_t> comps = components(e);
+      bool ok = static_cast<int>(comps.size()) <= max_groups_;
+      for (uint64_t c : comps) ok = ok && std::popcount(c) <= o_.r;
+      if (ok) return true;
+    }
+    if (merge_ && size >= 2 && size <= o_.s) {
+      for (uint64_t m = e; m; m &= m - 1)
+        if (succ_[std::countr_zero(m)] & e) return false;
+      return can_merge_(global(e));
+    }
+    return false;
+  }
+
+  // The best way to run ending `e` as one stage (if any) that costs less than `limit`: its cost and
+  // the stage (best stays infinite when there is none).
+  Status best_stage(uint64_t e, double limit, double& best, StageChoice& choice) {
     const int size = std::popcount(e);
     best = INFINITY;
     if (parallel_ || size == 1) {
       std::vector<uint64_t> comps = components(e);
       bool ok = static_cast<int>(comps.size()) <= max_groups_;
       for (uint64_t c : comps) ok = ok && std::popcount(c) <= o_.r;
+      StageChoice c;
       if (ok) {
-        StageChoice c;
         for (uint64_t m : comps) c.groups.push_back(global(m));
         c.threads = split_threads(static_cast<int>(comps.size()), o_.threads);
+        if (bound_ && std::isfinite(limit)) {
+          TP_ASSIGN_OR_RETURN(double lb, bound_(c));
+          if (lb >= limit) {
+            ++pruned_;
+            ok = false;
+          }
+        }
+      }
+      if (ok) {
         TP_ASSIGN_OR_RETURN(double s, cost_(c));
         c.cost_s = s;
         if (s < best) best = s, choice = std::move(c);
@@ -196,19 +225,19 @@ class BlockSearch {
     std::function<void(size_t, uint64_t, int)> visit = [&](size_t pos, uint64_t e, int size) {
       if (!failed.ok()) return;
       if (pos == order.size()) {
-        if (e == 0) return;
-        double stage_s;
-        StageChoice choice;
-        if (Status st = best_stage(e, stage_s, choice); !st.ok()) {
-          failed = st;
-          return;
-        }
-        if (!std::isfinite(stage_s)) return;
+        if (e == 0 || !feasible(e)) return;
         Result<double> rest = solve(s & ~e);
         if (!rest.ok()) {
           failed = rest.status();
           return;
         }
+        double stage_s;
+        StageChoice choice;
+        if (Status st = best_stage(e, best.cost - *rest, stage_s, choice); !st.ok()) {
+          failed = st;
+          return;
+        }
+        if (!std::isfinite(stage_s)) return;
         if (*rest + stage_s < best.cost) best = Entry{*rest + stage_s, e, std::move(choice)};
         return;
       }
@@ -229,6 +258,8 @@ class BlockSearch {
   const SearchOptions& o_;
   CostCache& cost_;
   const CanMergeFn& can_merge_;
+  const StageBoundFn& bound_;
+  int64_t pruned_ = 0;
   std::vector<uint64_t> pred_, succ_;
   bool parallel_ = false, merge_ = false;
   int max_groups_ = 1, cap_ = 1;
@@ -281,7 +312,7 @@ Status greedy(const OpGraph& g, const SearchOptions& o, CostCache& cost, const O
 }  // namespace
 
 Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& options, const StageCostFn& cost,
-                                    const CanMergeFn& can_merge, const OpCostFn& op_cost) {
+                                    const CanMergeFn& can_merge, const OpCostFn& op_cost, const StageBoundFn& bound) {
   if (options.r < 1 || options.s < 1) return Status::InvalidArgument("r and s must be at least 1");
   if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
   const double t0 = now_s();
@@ -301,8 +332,9 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
     if (options.strategy != Strategy::kParallel && !can_merge)
       return Status::InvalidArgument("the merge strategies need to know which operators can merge");
     for (const std::vector<int>& block : partition_blocks(g, std::min(options.max_block, 64))) {
-      BlockSearch search(g, block, options, cache, can_merge);
+      BlockSearch search(g, block, options, cache, can_merge, bound);
       TP_RETURN_IF_ERROR(search.run(result.stages, result.cost_s, result.states));
+      result.stages_pruned += search.pruned();
     }
   }
   result.stages_costed = cache.size();

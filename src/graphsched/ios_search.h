@@ -43,7 +43,7 @@ struct SearchOptions {
   int r = 3;        // operators per group
   int s = 8;        // groups per stage
   int threads = 1;  // cores the stages share
-  int max_block = 64;
+  int max_block = 32;  // operators per block (at most 64)
 };
 
 // Seconds a stage takes. Called once per distinct stage (the search caches it).
@@ -53,11 +53,17 @@ using CanMergeFn = std::function<bool(const std::vector<int>&)>;
 // Seconds of one operator on `threads` threads (greedy's balance); may be empty.
 using OpCostFn = std::function<Result<double>(int op, int threads)>;
 
+// A cheap lower bound on what a (non-merged) stage costs; may be empty. With one, the search costs a
+// candidate stage only when the bound says it could beat the best ending found so far for its
+// state (branch and bound): the same result when the bound holds, far fewer stages costed.
+using StageBoundFn = std::function<Result<double>(const StageChoice&)>;
+
 struct SearchResult {
   std::vector<StageChoice> stages;
   double cost_s = 0;        // the sum of the stages' costs
   int64_t states = 0;       // DP states visited
   int64_t stages_costed = 0;  // distinct stages whose cost was asked for
+  int64_t stages_pruned = 0;  // candidate stages the bound ruled out uncosted
   double search_s = 0;      // wall time of the search, costs included
 };
 
@@ -66,6 +72,7 @@ struct SearchResult {
 std::vector<int> split_threads(int groups, int threads);
 
 Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& options, const StageCostFn& cost,
-                                    const CanMergeFn& can_merge = {}, const OpCostFn& op_cost = {});
+                                    const CanMergeFn& can_merge = {}, const OpCostFn& op_cost = {},
+                                    const StageBoundFn& bound = {});
 
 }  // namespace tensorperf::graphsched

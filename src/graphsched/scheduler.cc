@@ -67,8 +67,30 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const ir::Graph& g, const S
   return s;
 }
 
+Status Scheduler::calibrate_contention(int threads) {
+  if (options_.contention > 0) return Status::Ok();
+  auto op_cost = [this](int op, int t) { return measured_->op_cost(op, t); };
+  ComposedStageCost alone(op_cost, 1.0, 0.0);
+  SearchOptions greedy;
+  greedy.strategy = Strategy::kGreedy;
+  greedy.threads = threads;
+  TP_ASSIGN_OR_RETURN(SearchResult r,
+                      schedule_graph(ops_, greedy, [&](const StageChoice& c) { return alone(c); }, {}, op_cost));
+  std::vector<double> ratios;
+  for (const StageChoice& c : r.stages) {
+    if (c.groups.size() < 2 || ratios.size() >= 8) continue;
+    TP_ASSIGN_OR_RETURN(double composed, alone(c));
+    TP_ASSIGN_OR_RETURN(double measured, (*measured_)(c));
+    if (composed > 0) ratios.push_back(measured / composed);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  options_.contention = ratios.empty() ? 1.0 : std::max(1.0, ratios[ratios.size() / 2]);
+  return Status::Ok();
+}
+
 Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
   const int64_t measured0 = measured_->measured(), stored0 = measured_->from_store();
+  const double timing0 = measured_->timing_s(), storing0 = measured_->storing_s();
   auto can_merge = [this](const std::vector<int>& members) {
     std::vector<std::string> names;
     for (int v : members) names.push_back(ops_.names[v]);
@@ -76,17 +98,28 @@ Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
   };
   auto op_cost = [this](int op, int threads) { return measured_->op_cost(op, threads); };
   StageCostFn fn;
-  std::unique_ptr<ComposedStageCost> composed;
+  StageBoundFn bound;
+  std::unique_ptr<ComposedStageCost> composed, alone;
   if (cost == CostKind::kMeasured) {
     fn = [this](const StageChoice& c) { return (*measured_)(c); };
+    // Branch and bound: a stage takes at least about as long as its longest group's operators
+    // alone (10% margin for operators that run faster back to back than alone).
+    alone = std::make_unique<ComposedStageCost>(op_cost, 1.0, 0.0);
+    bound = [&alone](const StageChoice& c) -> Result<double> {
+      TP_ASSIGN_OR_RETURN(double s, (*alone)(c));
+      return 0.9 * s;
+    };
   } else {
+    TP_RETURN_IF_ERROR(calibrate_contention(search.threads));
     composed = std::make_unique<ComposedStageCost>(
         op_cost, options_.contention, options_.barrier_s,
-        [this](const std::vector<int>& members, int threads) { return merge_timer_->time_merged(members, threads); });
+        [this](const std::vector<int>& members, int threads) {
+          return (*measured_)(StageChoice{{members}, {threads}, true});
+        });
     fn = [&composed](const StageChoice& c) { return (*composed)(c); };
   }
   Plan plan;
-  TP_ASSIGN_OR_RETURN(plan.search, schedule_graph(ops_, search, fn, can_merge, op_cost));
+  TP_ASSIGN_OR_RETURN(plan.search, schedule_graph(ops_, search, fn, can_merge, op_cost, bound));
   for (int v = 0; v < ops_.size(); ++v) {
     TP_ASSIGN_OR_RETURN(double s, fn(StageChoice{{{v}}, {search.threads}, false}));
     plan.sequential_estimate_s += s;
@@ -103,6 +136,8 @@ Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
       plan.schedule.configs[st.workload] = runtime::ChosenConfig{kernels::Config{st.provider, st.config}, st.source, st.device, 0};
   plan.measured = measured_->measured() - measured0;
   plan.from_store = measured_->from_store() - stored0;
+  plan.timing_s = measured_->timing_s() - timing0;
+  plan.storing_s = measured_->storing_s() - storing0;
   return plan;
 }
 

@@ -30,10 +30,11 @@ struct SchedulerOptions {
   // executor and every measured stage use it. `schedule` and `reuse_memory` are ignored.
   runtime::ExecutorOptions executor;
   std::string model;  // for the schedule file
-  int stage_repeat = 5;
-  // Predicted costs: the factor concurrent groups pay (memory bandwidth and caches they share), and
-  // each stage's barrier.
-  double contention = 1.1;
+  int stage_repeat = 3;
+  // Predicted costs: the factor concurrent groups pay (memory bandwidth and caches they share; 0:
+  // calibrated on first use, the median ratio of measured to composed cost over up to 8 concurrent
+  // stages of the greedy schedule), and each stage's barrier.
+  double contention = 0;
   double barrier_s = 5e-6;
 };
 
@@ -43,6 +44,7 @@ struct Plan {
   double sequential_estimate_s = 0;  // the sequential schedule under the same costs
   int64_t measured = 0;              // stage timings this search made
   int64_t from_store = 0;            // stage costs this search found in the database
+  double timing_s = 0, storing_s = 0;  // of the search's time: running stages, writing their records
 };
 
 class Scheduler {
@@ -52,10 +54,14 @@ class Scheduler {
 
   Result<Plan> plan(const SearchOptions& search, CostKind cost);
   const OpGraph& ops() const { return ops_; }
+  double contention() const { return options_.contention; }
+  // Seconds of operator `op` alone on `threads` threads (measured once, then from the database).
+  Result<double> op_cost(int op, int threads) { return measured_->op_cost(op, threads); }
 
  private:
   Scheduler() = default;
   class MergeTimer;
+  Status calibrate_contention(int threads);
 
   SchedulerOptions options_;
   ir::Graph graph_;

@@ -9,6 +9,11 @@
 #include "measure/record.h"
 
 namespace tensorperf::graphsched {
+namespace {
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
 
 MeasuredStageCost::MeasuredStageCost(runtime::Executor& profiling, const OpGraph& g, db::RecordStore* store,
                                      std::string device_key, std::string target, MergedStageTimer* merged, int repeat)
@@ -34,14 +39,13 @@ std::string MeasuredStageCost::content_key(const StageChoice& c) const {
 Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
   const std::string content = content_key(c);
   const std::string workload = "ios-stage:" + db::to_hex(db::content_hash(content));
-  if (store_ != nullptr) {
-    TP_ASSIGN_OR_RETURN(std::vector<db::StoredRecord> found, store_->top_records(workload, device_key_, 1));
-    if (!found.empty() && found[0].mean_cost) {
-      ++from_store_;
-      return *found[0].mean_cost;
-    }
+  TP_RETURN_IF_ERROR(load_store());
+  if (auto it = known_.find(workload); it != known_.end()) {
+    ++from_store_;
+    return it->second;
   }
   double seconds = 0;
+  const double t0 = now_s();
   if (c.merged) {
     if (merged_ == nullptr) return Status::Unsupported("merged stages cannot be measured here");
     TP_ASSIGN_OR_RETURN(seconds, merged_->time_merged(c.groups[0], c.threads[0]));
@@ -49,6 +53,8 @@ Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
     TP_ASSIGN_OR_RETURN(seconds, profiling_.time_stage(c.groups, c.threads, repeat_));
   }
   ++measured_;
+  const double t1 = now_s();
+  timing_s_ += t1 - t0;
   if (store_ != nullptr) {
     measure::Record r;
     r.workload_key = workload;
@@ -59,8 +65,25 @@ Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
     r.costs = {seconds};
     r.timestamp = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     TP_RETURN_IF_ERROR(db::add_record(*store_, r));
+    storing_s_ += now_s() - t1;
   }
+  known_[workload] = seconds;
   return seconds;
+}
+
+Status MeasuredStageCost::load_store() {
+  if (loaded_ || store_ == nullptr) return Status::Ok();
+  loaded_ = true;
+  db::ScanFilter filter;
+  filter.device_key = device_key_;
+  filter.with_config = false;
+  return store_->scan(filter, [this](const db::StoredRecord& r) {
+    if (r.mean_cost && r.workload_key.rfind("ios-stage:", 0) == 0) {
+      auto [it, fresh] = known_.emplace(r.workload_key, *r.mean_cost);
+      if (!fresh) it->second = std::min(it->second, *r.mean_cost);
+    }
+    return Status::Ok();
+  });
 }
 
 Result<double> MeasuredStageCost::op_cost(int op, int threads) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,9 +44,13 @@ class MeasuredStageCost {
 
   int64_t measured() const { return measured_; }  // stages timed by this object
   int64_t from_store() const { return from_store_; }
+  double timing_s() const { return timing_s_; }    // wall time spent running stages (compiles included)
+  double storing_s() const { return storing_s_; }  // wall time spent writing their records
 
  private:
   std::string content_key(const StageChoice& c) const;
+  Status load_store();  // every stage record of the device, once
+
 
   runtime::Executor& profiling_;
   const OpGraph& g_;
@@ -54,6 +59,9 @@ class MeasuredStageCost {
   MergedStageTimer* merged_;
   int repeat_;
   int64_t measured_ = 0, from_store_ = 0;
+  double timing_s_ = 0, storing_s_ = 0;
+  bool loaded_ = false;
+  std::unordered_map<std::string, double> known_;  // by stage workload key: what the store holds
 };
 
 // Stage costs composed from operator costs (see above). `contention` is the factor a stage of

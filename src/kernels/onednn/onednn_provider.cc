@@ -78,6 +78,10 @@ struct PostOps {
 Result<PostOps> make_post_ops(const ir::Workload& w, bool has_native_bias, const memory::dims& bias_dims,
                               const memory::dims& out_dims, Tag out_tag, Tag user_tag, bool add_as_sum = false) {
   PostOps p;
+  // Each kernel instance brings its own scratchpad: the library's shared one would make two
+  // primitives that run at once on different threads (a stage schedule's groups) overwrite each
+  // other's scratch data.
+  p.attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops ops;
   size_t next = w.inputs.size();
   int index = 0;
@@ -157,6 +161,7 @@ class OnednnKernel final : public Kernel {
     std::optional<size_t> sum_input;  // copied (reordered) into dst before the primitive runs
     size_t bias_input = 0;
     int threads = 1;
+    memory::desc scratchpad;  // the primitive's scratchpad (user-managed; may be empty)
   };
   explicit OnednnKernel(Spec spec) : OnednnKernel(std::make_shared<const Spec>(std::move(spec))) {}
   explicit OnednnKernel(std::shared_ptr<const Spec> spec) : spec_(std::move(spec)), s_(*spec_), stream_(cpu_engine()) {
@@ -165,6 +170,7 @@ class OnednnKernel final : public Kernel {
     if (s_.wei_prim && *s_.wei_prim != *s_.wei_user) wei_tmp_ = memory(*s_.wei_prim, cpu_engine());
     for (const PostOps::Binary& b : s_.binary)
       binary_tmp_.push_back(b.desc != b.user ? std::optional<memory>(memory(b.desc, cpu_engine())) : std::nullopt);
+    if (s_.scratchpad.get_size() > 0) scratchpad_ = memory(s_.scratchpad, cpu_engine());
   }
 
   // Input 0 in the primitive's source layout; the output and the residual of a sum post-op in its
@@ -228,6 +234,7 @@ class OnednnKernel final : public Kernel {
       const bool via_tmp = dst_tmp_ && !native_dst_;  // the primitive writes dst_tmp_, then a reorder
       memory prim_dst = via_tmp ? *dst_tmp_ : dst;
       args[DNNL_ARG_DST] = prim_dst;
+      if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = *scratchpad_;
       if (s_.sum_input) {
         const HostTensor* residual = inputs[*s_.sum_input];
         // prim_dst is in the primitive's layout; so is the residual when native or when that is plain.
@@ -254,7 +261,7 @@ class OnednnKernel final : public Kernel {
   std::shared_ptr<const Spec> spec_;  // the primitive and descriptors, shared by instances
   const Spec& s_;
   dnnl::stream stream_;
-  std::optional<memory> src_tmp_, dst_tmp_, wei_tmp_;
+  std::optional<memory> src_tmp_, dst_tmp_, wei_tmp_, scratchpad_;
   std::vector<std::optional<memory>> binary_tmp_;
   const HostTensor* wei_from_ = nullptr;
   bool native_src_ = false, native_sum_ = false, native_dst_ = false;  // use_native_layouts
@@ -299,6 +306,7 @@ Result<OnednnKernel::Spec> build_conv(const ir::Workload& w, const Config& c) {
   auto d = conv_desc(memory::desc(dst, DT::f32, act_tag));
   auto pd = dnnl::convolution_forward::primitive_desc(d, post.attr, cpu_engine());
   s.prim = dnnl::convolution_forward(pd);
+  s.scratchpad = pd.scratchpad_desc();
   s.src_prim = pd.src_desc();
   s.dst_prim = pd.dst_desc();
   s.wei_user = memory::desc(wei, DT::f32, wei_user_tag);
@@ -326,6 +334,7 @@ Result<OnednnKernel::Spec> build_dense(const ir::Workload& w, const Config& c) {
   auto pd = dnnl::inner_product_forward::primitive_desc(d, post.attr, cpu_engine());
   OnednnKernel::Spec s;
   s.prim = dnnl::inner_product_forward(pd);
+  s.scratchpad = pd.scratchpad_desc();
   s.src_user = s.src_prim = memory::desc(src, DT::f32, Tag::nc);
   s.dst_user = s.dst_prim = memory::desc(dst, DT::f32, Tag::nc);
   if (pd.src_desc() != s.src_user || pd.dst_desc() != s.dst_user)
@@ -375,6 +384,7 @@ Result<OnednnKernel::Spec> build_matmul(const ir::Workload& w, const Config& c) 
   auto pd = dnnl::matmul::primitive_desc(d, post.attr, cpu_engine());
   OnednnKernel::Spec s;
   s.prim = dnnl::matmul(pd);
+  s.scratchpad = pd.scratchpad_desc();
   s.src_user = s.src_prim = a;
   s.wei_user = s.wei_prim = b;
   s.dst_user = s.dst_prim = memory::desc(dst, DT::f32, tag);
@@ -413,6 +423,7 @@ Result<OnednnKernel::Spec> build_pool(const ir::Workload& w, const Config& c) {
   auto pd = dnnl::pooling_v2_forward::primitive_desc(d, post.attr, cpu_engine());
   OnednnKernel::Spec s;
   s.prim = dnnl::pooling_v2_forward(pd);
+  s.scratchpad = pd.scratchpad_desc();
   s.src_user = memory::desc(src, DT::f32, Tag::nchw);
   s.dst_user = memory::desc(dst, DT::f32, Tag::nchw);
   s.src_prim = pd.src_desc();

@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""Inter-operator scheduling benchmark: IOS's strategies against the sequential schedule and ONNX Runtime.
+
+    /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
+        [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
+
+For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
+and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
+measures nothing), IOS-both with predicted (composed) costs, and times every schedule in --rounds
+interleaved rounds (medians). The specialisation check of the IOS paper runs each batch's IOS-both
+schedule at the other batch, next to that batch's own. ONNX Runtime (npm onnxruntime-node, installed
+into a cache directory with --ignore-scripts) runs the torchvision definitions of the networks that
+torchvision has (inception_v3, squeezenet1_1) from the same ONNX export the end-to-end benchmark uses,
+with its sequential executor (intra-op threads = --threads) and its parallel executor (inter-op
+threads 2, intra-op --threads / 2), interleaved the same way. Writes ios.json and ios.png (latency
+relative to sequential) to --out-dir and prints the table.
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench/e2e"))
+import e2e_bench  # noqa: E402  (ensure_ort, ensure_onnx, Peer)
+
+TORCHVISION = {"inception_v3", "squeezenet1_1"}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def runner(a, model, batch, extra=(), time_only=False):
+    argv = [os.path.join(a.build, "bench/ios/ios_runner"), "--model", model, "--batch", str(batch), "--threads",
+            str(a.threads), "--db", a.db, "--r", str(a.r), "--s", str(a.s), "--rounds", str(a.rounds), "--seconds",
+            str(a.seconds), "--save-dir", os.path.join(a.out_dir, "schedules")]
+    for e in extra:
+        argv += ["--extra", e]
+    if time_only:
+        argv.append("--time-only")
+    out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def ort_times(a, model, batch):
+    ort_dir = e2e_bench.ensure_ort()
+    onnx = e2e_bench.ensure_onnx(model, batch)
+    env = dict(os.environ, OMP_NUM_THREADS=str(a.threads))
+    js = os.path.join(ROOT, "bench/e2e/ort_peer.js")
+    peers = [e2e_bench.Peer("ort-sequential", ["node", js, ort_dir, onnx, str(batch), str(a.threads)], env),
+             e2e_bench.Peer("ort-parallel", ["node", js, ort_dir, onnx, str(batch), str(max(1, a.threads // 2)), "2"],
+                            env)]
+    try:
+        for p in peers:
+            t = p.time(1)[0]
+            p.n = max(1, min(200, int(a.seconds * 1e3 / max(t, 1e-3))))
+        samples = {p.name: [] for p in peers}
+        for r in range(a.rounds):
+            for i in range(len(peers)):
+                p = peers[(i + r) % len(peers)]
+                samples[p.name].append(p.time(p.n)[0])
+        return {name: statistics.median(v) for name, v in samples.items()}, peers[0].info[0]
+    finally:
+        for p in peers:
+            p.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--models", default="inception_v3,randwire,nasnet_a_mobile,squeezenet1_1")
+    ap.add_argument("--batches", default="1,16")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--r", type=int, default=3)
+    ap.add_argument("--s", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--db", default=os.path.join(ROOT, "build/ios_stages.db"))
+    ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench/ios/out"))
+    ap.add_argument("--no-ort", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(os.path.join(a.out_dir, "schedules"), exist_ok=True)
+    batches = [int(b) for b in a.batches.split(",")]
+    results = []
+    for model in a.models.split(","):
+        runs = {}
+        for batch in batches:
+            log("== %s batch %d" % (model, batch))
+            runs[batch] = runner(a, model, batch)
+        # The specialisation check: each batch's IOS-both schedule at the other batches.
+        if len(batches) > 1:
+            for batch in batches:
+                extra = ["ios-both@b%d=%s" % (o, os.path.join(a.out_dir, "schedules", "%s_b%d_ios-both.json" % (model, o)))
+                         for o in batches if o != batch]
+                log("== %s batch %d: other batches' schedules" % (model, batch))
+                cross = runner(a, model, batch, extra, time_only=True)
+                seq = next(v for v in cross["variants"] if v["name"] == "sequential")["latency_ms"]
+                for v in cross["variants"]:
+                    if v["name"] != "sequential":
+                        v["relative_to_sequential"] = v["latency_ms"] / seq
+                        runs[batch]["variants"].append(v)
+        for batch in batches:
+            row = runs[batch]
+            if model in TORCHVISION and not a.no_ort:
+                log("== %s batch %d: ONNX Runtime" % (model, batch))
+                row["onnxruntime"], row["onnxruntime_version"] = ort_times(a, model, batch)
+            results.append(row)
+    with open(os.path.join(a.out_dir, "ios.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    names = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios-both", "ios-both-predicted"]
+    cols = ["network", "batch"] + names + ["both x", "search s", "measured", "pred search s", "pred/both",
+                                           "other batch's both", "ORT seq", "ORT par"]
+    lines, speedups = [], []
+    for row in results:
+        v = {x["name"]: x for x in row["variants"]}
+        seq = v["sequential"]["latency_ms"]
+        both = v["ios-both"]["latency_ms"]
+        speedups.append(seq / both)
+        other = [x for x in row["variants"] if x["name"].startswith("ios-both@")]
+        ort = row.get("onnxruntime", {})
+        lines.append([row["model"], str(row["batch"])] + ["%.2f" % v[n]["latency_ms"] for n in names] +
+                     ["%.2fx" % (seq / both), "%.1f" % v["ios-both"]["search_s"], str(v["ios-both"]["stages_measured"]),
+                      "%.2f" % v["ios-both-predicted"]["search_s"],
+                      "%.3f" % (v["ios-both-predicted"]["latency_ms"] / both),
+                      ", ".join("%s %.2fx seq" % (x["name"].split("@")[1], x["relative_to_sequential"]) for x in other) or "-",
+                      "%.2f" % ort["ort-sequential"] if ort else "-", "%.2f" % ort["ort-parallel"] if ort else "-"])
+    widths = [max(len(c), *(len(l[i]) for l in lines)) if lines else len(c) for i, c in enumerate(cols)]
+    print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
+    print("  ".join("-" * w for w in widths))
+    for l in lines:
+        print("  ".join(x.rjust(w) for x, w in zip(l, widths)))
+    if speedups:
+        print("\nIOS-both vs sequential: geomean %.3fx, min %.3fx over %d network-batches; %d threads on %s; latencies "
+              "are medians of %d interleaved rounds (ms); 'pred/both' is the predicted-cost schedule's latency over the "
+              "measured-cost one's" % (math.exp(sum(math.log(s) for s in speedups) / len(speedups)), min(speedups),
+                                       len(speedups), a.threads, results[0]["device"], a.rounds))
+    panels = []
+    for batch in batches:
+        rows = [r for r in results if r["batch"] == batch]
+        series = []
+        for n in names[1:]:
+            series.append({"label": n, "y": [
+                next(x for x in r["variants"] if x["name"] == "sequential")["latency_ms"] /
+                next(x for x in r["variants"] if x["name"] == n)["latency_ms"] for r in rows]})
+        panels.append({"kind": "bars", "title": "batch %d, %d threads" % (batch, a.threads),
+                       "ylabel": "speedup over sequential (x)", "categories": [r["model"] for r in rows],
+                       "series": series, "hline": 1.0})
+    spec = os.path.join(a.out_dir, "ios_plot.json")
+    with open(spec, "w") as f:
+        json.dump({"title": "Inter-operator scheduling on the CPU (higher is faster)", "columns": 1, "panels": panels}, f)
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/plot.py"), spec, os.path.join(a.out_dir, "ios.png")],
+                   check=False)
+
+
+if __name__ == "__main__":
+    main()

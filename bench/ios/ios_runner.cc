@@ -1,0 +1,196 @@
+// One network at one batch through every scheduling strategy, timed side by side: the tensorperf
+// part of bench/ios/ios_bench.py.
+//
+//   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--rounds 7] [--seconds 1]
+//              [--configs onednn|db] [--save-dir DIR] [--extra NAME=FILE ...] [--time-only]
+//
+// Searches sequential, greedy, IOS-merge, IOS-parallel and IOS-both with measured stage costs (one
+// Scheduler: what one search measured, the next finds in the database), and IOS-both with predicted
+// (composed) costs; loads an executor for each schedule and for each --extra schedule file (another
+// batch's schedule, applied here by operator names: the specialisation check); then times them in
+// --rounds rounds of rotating order, each a median of about --seconds of runs. Prints one JSON object
+// {model, batch, threads, device, variants: [{name, search_s, stages_measured, estimated_ms,
+// latency_ms, rounds_ms, stages, concurrent, merged}]} and writes each searched schedule to
+// --save-dir as <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
+// the extras only).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "db/record_store.h"
+#include "graphsched/scheduler.h"
+#include "ir/models/zoo.h"
+#include "measure/device.h"
+
+using namespace tensorperf;
+
+namespace {
+
+int fail(const std::string& msg) {
+  std::fprintf(stderr, "ios_runner: %s\n", msg.c_str());
+  return 1;
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Variant {
+  std::string name;
+  runtime::StageSchedule schedule;
+  double search_s = 0, estimated_ms = 0;
+  int64_t measured = 0;
+  std::unique_ptr<runtime::Executor> executor;
+  std::vector<double> rounds_ms;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--rounds", "7"}, {"--seconds", "1"},
+                                          {"--configs", "onednn"}, {"--threads", "2"}, {"--batch", "1"}};
+  std::vector<std::string> extras;
+  bool time_only = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (k == "--time-only") time_only = true;
+    else if (i + 1 >= argc) return fail("missing a value after " + k);
+    else if (k == "--extra") extras.push_back(argv[++i]);
+    else a[k] = argv[++i];
+  }
+  if (!a.count("--model") || !a.count("--db")) return fail("--model and --db are required");
+  const int threads = std::stoi(a["--threads"]);
+  ir::ModelOptions mo;
+  mo.batch = std::stoll(a["--batch"]);
+  Result<ir::Graph> g = ir::build_model(a["--model"], mo);
+  if (!g.ok()) return fail(g.status().message());
+  measure::DeviceOptions d;
+  d.threads = threads;
+  Result<measure::Device> device = measure::detect_device(d);
+  if (!device.ok()) return fail(device.status().message());
+  Result<runtime::ConfigPolicy> policy = runtime::parse_policy(a["--configs"]);
+  if (!policy.ok()) return fail(policy.status().message());
+  Result<std::unique_ptr<db::RecordStore>> store = db::open_store(a["--db"], db::OpenMode::kCreate);
+  if (!store.ok()) return fail(store.status().message());
+
+  graphsched::SchedulerOptions so;
+  so.model = a["--model"];
+  so.executor.policy = *policy;
+  so.executor.store = store->get();
+  so.executor.device_key = device->key();
+  so.executor.target = device->target;
+  so.executor.threads = threads;
+  so.executor.seed = 1;
+  std::fprintf(stderr, "%s b%lld: loading\n", so.model.c_str(), static_cast<long long>(mo.batch));
+  Result<std::unique_ptr<graphsched::Scheduler>> scheduler = graphsched::Scheduler::create(*g, so);
+  if (!scheduler.ok()) return fail(scheduler.status().message());
+
+  std::vector<Variant> variants;
+  struct Search {
+    std::string name;
+    graphsched::Strategy strategy;
+    graphsched::CostKind cost;
+  };
+  std::vector<Search> searches = {{"sequential", graphsched::Strategy::kSequential, graphsched::CostKind::kMeasured}};
+  if (!time_only) {
+    searches.push_back({"greedy", graphsched::Strategy::kGreedy, graphsched::CostKind::kMeasured});
+    searches.push_back({"ios-both", graphsched::Strategy::kBoth, graphsched::CostKind::kMeasured});
+    searches.push_back({"ios-merge", graphsched::Strategy::kMerge, graphsched::CostKind::kMeasured});
+    searches.push_back({"ios-parallel", graphsched::Strategy::kParallel, graphsched::CostKind::kMeasured});
+    searches.push_back({"ios-both-predicted", graphsched::Strategy::kBoth, graphsched::CostKind::kPredicted});
+  }
+  for (const Search& s : searches) {
+    graphsched::SearchOptions search;
+    search.strategy = s.strategy;
+    search.threads = threads;
+    search.r = std::stoi(a["--r"]);
+    search.s = std::stoi(a["--s"]);
+    const double t0 = now_s();
+    Result<graphsched::Plan> plan = (*scheduler)->plan(search, s.cost);
+    if (!plan.ok()) return fail(s.name + ": " + plan.status().message());
+    Variant v;
+    v.name = s.name;
+    v.schedule = plan->schedule;
+    v.search_s = now_s() - t0;
+    v.estimated_ms = plan->search.cost_s * 1e3;
+    v.measured = plan->measured;
+    std::fprintf(stderr, "%s b%lld: %s searched in %.1f s (%lld stages measured), estimate %.3f ms\n", so.model.c_str(),
+                 static_cast<long long>(mo.batch), s.name.c_str(), v.search_s, static_cast<long long>(v.measured),
+                 v.estimated_ms);
+    if (a.count("--save-dir") && s.strategy != graphsched::Strategy::kSequential) {
+      std::filesystem::create_directories(a["--save-dir"]);
+      const std::string file = a["--save-dir"] + "/" + so.model + "_b" + a["--batch"] + "_" + s.name + ".json";
+      Status st = runtime::write_schedule_file(file, v.schedule);
+      if (!st.ok()) return fail(st.message());
+    }
+    variants.push_back(std::move(v));
+  }
+  for (const std::string& e : extras) {
+    const size_t eq = e.find('=');
+    if (eq == std::string::npos) return fail("--extra takes NAME=FILE");
+    Result<runtime::StageSchedule> s = runtime::read_schedule_file(e.substr(eq + 1));
+    if (!s.ok()) return fail(s.status().message());
+    // Another batch's schedule, applied by operator names: this graph's fingerprint, and this
+    // batch's configs (the workload keys differ), i.e. the sequential variant's.
+    s->graph = runtime::graph_fingerprint(*g);
+    s->configs = variants[0].schedule.configs;
+    Variant v;
+    v.name = e.substr(0, eq);
+    v.schedule = *s;
+    variants.push_back(std::move(v));
+  }
+  runtime::ExecutorOptions eo = so.executor;
+  eo.progress = nullptr;
+  std::mt19937_64 rng(3);
+  for (Variant& v : variants) {
+    Result<std::unique_ptr<runtime::Executor>> e = graphsched::load_scheduled(*g, v.schedule, eo);
+    if (!e.ok()) return fail(v.name + ": " + e.status().message());
+    v.executor = std::move(*e);
+    for (size_t i = 0; i < v.executor->num_inputs(); ++i) v.executor->input(i).fill_random(rng);
+  }
+  const int rounds = std::stoi(a["--rounds"]);
+  const double seconds = std::stod(a["--seconds"]);
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t k = 0; k < variants.size(); ++k) {
+      Variant& v = variants[(k + r) % variants.size()];
+      std::vector<double> runs;
+      const double start = now_s();
+      while (runs.size() < 3 || (now_s() - start < seconds && runs.size() < 1000)) {
+        const double t0 = now_s();
+        Status st = v.executor->run();
+        if (!st.ok()) return fail(v.name + ": " + st.message());
+        runs.push_back((now_s() - t0) * 1e3);
+      }
+      v.rounds_ms.push_back(median(runs));
+    }
+    std::fprintf(stderr, "%s b%lld: round %d of %d\n", so.model.c_str(), static_cast<long long>(mo.batch), r + 1, rounds);
+  }
+  nlohmann::json out{{"model", so.model}, {"batch", mo.batch}, {"threads", threads}, {"device", device->key()},
+                     {"operators", (*scheduler)->ops().size()}};
+  for (const Variant& v : variants) {
+    int concurrent = 0, merged = static_cast<int>(v.schedule.merges.size());
+    for (const runtime::Stage& st : v.schedule.stages) concurrent += st.groups.size() > 1;
+    out["variants"].push_back({{"name", v.name},
+                               {"search_s", v.search_s},
+                               {"stages_measured", v.measured},
+                               {"estimated_ms", v.estimated_ms},
+                               {"latency_ms", median(v.rounds_ms)},
+                               {"rounds_ms", v.rounds_ms},
+                               {"stages", v.schedule.stages.size()},
+                               {"concurrent", concurrent},
+                               {"merged", merged}});
+  }
+  std::puts(out.dump().c_str());
+  return 0;
+}
