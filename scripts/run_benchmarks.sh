@@ -10,3 +10,6 @@ echo "== db: import and best-config query at 1,000,000 records"
 echo
 echo "== tune: tuning curves, transfer, throughput vs profile, tuned vs oneDNN (about 75 minutes)"
 /usr/bin/python3 bench/tune/tune_bench.py --build "$BUILD_DIR"
+echo
+echo "== ios: inter-operator scheduling, Inception-V3 / RandWire / NASNet-A / SqueezeNet at batch 1 and 16"
+/usr/bin/python3 bench/ios/ios_bench.py --build "$BUILD_DIR"

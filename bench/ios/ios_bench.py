@@ -7,13 +7,16 @@
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
 measures nothing), IOS-both with predicted (composed) costs, and times every schedule in --rounds
-interleaved rounds (medians). The specialisation check of the IOS paper runs each batch's IOS-both
+interleaved rounds (medians); the schedules go to --schedules. The specialisation check of the IOS
+paper runs each batch's IOS-both
 schedule at the other batch, next to that batch's own. ONNX Runtime (npm onnxruntime-node, installed
 into a cache directory with --ignore-scripts) runs the torchvision definitions of the networks that
 torchvision has (inception_v3, squeezenet1_1) from the same ONNX export the end-to-end benchmark uses,
 with its sequential executor (intra-op threads = --threads) and its parallel executor (inter-op
-threads 2, intra-op --threads / 2), interleaved the same way. Writes ios.json and ios.png (latency
-relative to sequential) to --out-dir and prints the table.
+threads 2, intra-op --threads / 2), interleaved the same way. Speedups are medians over rounds of
+each round's ratio to the sequential schedule's time in the same round (these machines drift by up to
+2x within minutes: a ratio within a round is what stays comparable). Writes ios.json and ios.png
+(speedup over sequential) to --out-dir and prints the table; --from-json re-prints a saved run.
 """
 import argparse
 import json
@@ -37,7 +40,7 @@ def log(msg):
 def runner(a, model, batch, extra=(), time_only=False):
     argv = [os.path.join(a.build, "bench/ios/ios_runner"), "--model", model, "--batch", str(batch), "--threads",
             str(a.threads), "--db", a.db, "--r", str(a.r), "--s", str(a.s), "--rounds", str(a.rounds), "--seconds",
-            str(a.seconds), "--save-dir", os.path.join(a.out_dir, "schedules")]
+            str(a.seconds), "--save-dir", a.schedules]
     for e in extra:
         argv += ["--extra", e]
     if time_only:
@@ -81,9 +84,19 @@ def main():
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--db", default=os.path.join(ROOT, "build/ios_stages.db"))
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench/ios/out"))
+    ap.add_argument("--schedules", default=os.path.join(ROOT, "build/ios_schedules"),
+                    help="where the searched schedules are written (one JSON per network, batch and strategy)")
     ap.add_argument("--no-ort", action="store_true")
+    ap.add_argument("--from-json", default="", help="print the table of a saved ios.json instead of measuring")
     a = ap.parse_args()
-    os.makedirs(os.path.join(a.out_dir, "schedules"), exist_ok=True)
+    if a.from_json:
+        os.makedirs(a.out_dir, exist_ok=True)
+        with open(a.from_json) as f:
+            results = json.load(f)
+        report(a, results, sorted({r["batch"] for r in results}))
+        return
+    os.makedirs(a.out_dir, exist_ok=True)
+    os.makedirs(a.schedules, exist_ok=True)
     batches = [int(b) for b in a.batches.split(",")]
     results = []
     for model in a.models.split(","):
@@ -94,14 +107,14 @@ def main():
         # The specialisation check: each batch's IOS-both schedule at the other batches.
         if len(batches) > 1:
             for batch in batches:
-                extra = ["ios-both@b%d=%s" % (o, os.path.join(a.out_dir, "schedules", "%s_b%d_ios-both.json" % (model, o)))
+                extra = ["ios-both@b%d=%s" % (o, os.path.join(a.schedules, "%s_b%d_ios-both.json" % (model, o)))
                          for o in batches if o != batch]
                 log("== %s batch %d: other batches' schedules" % (model, batch))
                 cross = runner(a, model, batch, extra, time_only=True)
-                seq = next(v for v in cross["variants"] if v["name"] == "sequential")["latency_ms"]
+                own = {v["name"]: v for v in cross["variants"]}
                 for v in cross["variants"]:
                     if v["name"] != "sequential":
-                        v["relative_to_sequential"] = v["latency_ms"] / seq
+                        v["speedup"] = speedup(own, v["name"])  # vs the sequential of its own run
                         runs[batch]["variants"].append(v)
         for batch in batches:
             row = runs[batch]
@@ -111,22 +124,33 @@ def main():
             results.append(row)
     with open(os.path.join(a.out_dir, "ios.json"), "w") as f:
         json.dump(results, f, indent=1)
+    report(a, results, batches)
+
+
+def speedup(variants, name):
+    """Median over rounds of sequential's time / the variant's time in the same round."""
+    seq = variants["sequential"]["rounds_ms"]
+    v = variants[name]["rounds_ms"]
+    return statistics.median(s / x for s, x in zip(seq, v))
+
+
+def report(a, results, batches):
     names = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios-both", "ios-both-predicted"]
     cols = ["network", "batch"] + names + ["both x", "search s", "measured", "pred search s", "pred/both",
                                            "other batch's both", "ORT seq", "ORT par"]
     lines, speedups = [], []
     for row in results:
         v = {x["name"]: x for x in row["variants"]}
-        seq = v["sequential"]["latency_ms"]
         both = v["ios-both"]["latency_ms"]
-        speedups.append(seq / both)
+        speedups.append(speedup(v, "ios-both"))
         other = [x for x in row["variants"] if x["name"].startswith("ios-both@")]
         ort = row.get("onnxruntime", {})
         lines.append([row["model"], str(row["batch"])] + ["%.2f" % v[n]["latency_ms"] for n in names] +
-                     ["%.2fx" % (seq / both), "%.1f" % v["ios-both"]["search_s"], str(v["ios-both"]["stages_measured"]),
+                     ["%.2fx" % speedups[-1], "%.1f" % v["ios-both"]["search_s"], str(v["ios-both"]["stages_measured"]),
                       "%.2f" % v["ios-both-predicted"]["search_s"],
-                      "%.3f" % (v["ios-both-predicted"]["latency_ms"] / both),
-                      ", ".join("%s %.2fx seq" % (x["name"].split("@")[1], x["relative_to_sequential"]) for x in other) or "-",
+                      "%.3f" % (speedup(v, "ios-both") / speedup(v, "ios-both-predicted")),
+                      ", ".join("%s %.2fx" % (x["name"].split("@")[1], x["speedup"] if "speedup" in x else
+                                              1 / x["relative_to_sequential"]) for x in other) or "-",
                       "%.2f" % ort["ort-sequential"] if ort else "-", "%.2f" % ort["ort-parallel"] if ort else "-"])
     widths = [max(len(c), *(len(l[i]) for l in lines)) if lines else len(c) for i, c in enumerate(cols)]
     print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
@@ -135,18 +159,17 @@ def main():
         print("  ".join(x.rjust(w) for x, w in zip(l, widths)))
     if speedups:
         print("\nIOS-both vs sequential: geomean %.3fx, min %.3fx over %d network-batches; %d threads on %s; latencies "
-              "are medians of %d interleaved rounds (ms); 'pred/both' is the predicted-cost schedule's latency over the "
-              "measured-cost one's" % (math.exp(sum(math.log(s) for s in speedups) / len(speedups)), min(speedups),
-                                       len(speedups), a.threads, results[0]["device"], a.rounds))
+              "are medians of %d interleaved rounds (ms), speedups ('both x') medians of per-round ratios; 'pred/both' is "
+              "the predicted-cost schedule's time over the measured-cost one's" % (
+                  math.exp(sum(math.log(s) for s in speedups) / len(speedups)), min(speedups), len(speedups),
+                  results[0]["threads"], results[0]["device"], len(results[0]["variants"][0]["rounds_ms"])))
     panels = []
     for batch in batches:
         rows = [r for r in results if r["batch"] == batch]
         series = []
         for n in names[1:]:
-            series.append({"label": n, "y": [
-                next(x for x in r["variants"] if x["name"] == "sequential")["latency_ms"] /
-                next(x for x in r["variants"] if x["name"] == n)["latency_ms"] for r in rows]})
-        panels.append({"kind": "bars", "title": "batch %d, %d threads" % (batch, a.threads),
+            series.append({"label": n, "y": [speedup({x["name"]: x for x in r["variants"]}, n) for r in rows]})
+        panels.append({"kind": "bars", "title": "batch %d, %d threads" % (batch, rows[0]["threads"]),
                        "ylabel": "speedup over sequential (x)", "categories": [r["model"] for r in rows],
                        "series": series, "hline": 1.0})
     spec = os.path.join(a.out_dir, "ios_plot.json")

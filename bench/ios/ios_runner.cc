@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -145,6 +146,22 @@ int main(int argc, char** argv) {
     // batch's configs (the workload keys differ), i.e. the sequential variant's.
     s->graph = runtime::graph_fingerprint(*g);
     s->configs = variants[0].schedule.configs;
+    // Operators that exist at one batch only (a concat is a view at batch 1 and a copy at 16) are
+    // dropped; the executor places this batch's own copies after their inputs.
+    std::set<std::string> known((*scheduler)->ops().names.begin(), (*scheduler)->ops().names.end());
+    for (const runtime::MergeSpec& m : s->merges) known.insert(m.name);
+    std::vector<runtime::Stage> stages;
+    for (runtime::Stage& st : s->stages) {
+      runtime::Stage kept;
+      for (runtime::StageGroup& grp : st.groups) {
+        std::vector<std::string> ops;
+        for (const std::string& op : grp.ops)
+          if (known.count(op)) ops.push_back(op);
+        if (!ops.empty()) kept.groups.push_back(runtime::StageGroup{grp.threads, ops});
+      }
+      if (!kept.groups.empty()) stages.push_back(std::move(kept));
+    }
+    s->stages = std::move(stages);
     Variant v;
     v.name = e.substr(0, eq);
     v.schedule = *s;

@@ -36,6 +36,7 @@ struct ScheduleOptions {
   std::string output;
   std::string plot_spec;
   std::string db = "tensorperf.db";
+  std::string configs = "db";
   int repeat = 20;
   bool json = false;
 };
@@ -108,7 +109,9 @@ void run_schedule(const ScheduleOptions& o) {
 
   graphsched::SchedulerOptions so;
   so.model = o.source.name();
-  so.executor.policy = runtime::ConfigPolicy::kDatabase;
+  so.executor.policy = check(runtime::parse_policy(o.configs));
+  if (so.executor.policy == runtime::ConfigPolicy::kReference)
+    throw CommandFailed("--configs reference has no kernels to schedule; use db, onednn or halide", kExitUsage);
   so.executor.store = store.get();
   so.executor.device_key = device.key();
   so.executor.target = device.target;
@@ -254,6 +257,11 @@ void register_schedule_command(CLI::App& app) {
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a Gantt chart spec of the schedule (threads over time) for scripts/plot.py SPEC OUT.png");
   cmd->add_option("--db", o.db, "the database of tuned configs and measured stages (SQLite path or postgresql:// URL)")
+      ->capture_default_str();
+  cmd->add_option("--configs", o.configs,
+                  "db (tuned, else the closest device's, else the faster default, as `run` chooses), onednn or halide "
+                  "(defaults only: the same kernels every time, so a second search measures nothing)")
+      ->check(CLI::IsMember({"db", "onednn", "halide"}))
       ->capture_default_str();
   cmd->add_option("--repeat", o.repeat, "timed whole runs of each of the two schedules")->check(positive())->capture_default_str();
   cmd->add_flag("--json", o.json,
