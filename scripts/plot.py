@@ -12,7 +12,8 @@ SPEC is one figure of panels, each of one kind:
   bars:    {"kind": "bars", "title", "ylabel", "categories": [...],
             "series": [{"label", "y": [...]}], "hline": 1.0}      (grouped bars, optional reference line)
   gantt:   {"kind": "gantt", "title", "xlabel", "rows": ["cores 0-1", ...],
-            "bars": [{"row": "cores 0-1", "start", "end", "label"}]}
+            "bars": [{"row": "cores 0-1", "start", "end", "label", "color"}], "legend": {"label": "color"}}
+            (a bar's color is optional: bars without one cycle through the palette)
 A spec without "panels" is a single panel.
 """
 import json
@@ -57,13 +58,17 @@ def draw_gantt(ax, p):
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, b in enumerate(p.get("bars", [])):
         y = index[b["row"]]
-        ax.barh(y, b["end"] - b["start"], left=b["start"], height=0.6, color=colors[k % len(colors)],
+        ax.barh(y, b["end"] - b["start"], left=b["start"], height=0.6, color=b.get("color", colors[k % len(colors)]),
                 edgecolor="black", linewidth=0.3)
         if b.get("label"):
             ax.text(b["start"] + (b["end"] - b["start"]) / 2, y, b["label"], ha="center", va="center", fontsize=6)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels(rows)
     ax.invert_yaxis()
+    legend = p.get("legend", {})
+    if legend:
+        from matplotlib.patches import Patch
+        ax.legend(handles=[Patch(color=c, label=l) for l, c in legend.items()], fontsize=7, loc="upper right")
 
 
 def draw(ax, p):

@@ -74,8 +74,8 @@ void write_gantt(const std::string& path, graphsched::Scheduler& scheduler, cons
       for (int t = row; t < row + c.threads[k] && t < threads; ++t) {
         double at = start;
         for (size_t i = 0; i < ms.size(); ++i) {
-          std::string label = c.merged ? "merged" : "";
-          bars.push_back({{"row", rows[t]}, {"start", at}, {"end", at + ms[i] * scale}, {"label", label}});
+          const char* color = c.merged ? "#c44e52" : c.groups.size() == 1 ? "#8da0cb" : k == 0 ? "#fc8d62" : "#66c2a5";
+          bars.push_back({{"row", rows[t]}, {"start", at}, {"end", at + ms[i] * scale}, {"label", ""}, {"color", color}});
           at += ms[i] * scale;
         }
       }
@@ -88,7 +88,12 @@ void write_gantt(const std::string& path, graphsched::Scheduler& scheduler, cons
                       {"kind", "gantt"},
                       {"xlabel", "ms"},
                       {"rows", rows},
-                      {"bars", bars}};
+                      {"bars", bars},
+                      {"legend",
+                       {{"one group (all threads)", "#8da0cb"},
+                        {"concurrent: first group", "#fc8d62"},
+                        {"concurrent: other groups", "#66c2a5"},
+                        {"merged convolutions", "#c44e52"}}}};
   auto file = check(AtomicFile::create(path));
   file.stream() << spec.dump() << "\n";
   check(file.commit());
