@@ -35,6 +35,7 @@ struct ScheduleOptions {
   std::string cost = "measured";
   std::string output;
   std::string plot_spec;
+  bool keep_slower = false;
   std::string db = "tensorperf.db";
   std::string configs = "db";
   int repeat = 20;
@@ -177,7 +178,23 @@ void run_schedule(const ScheduleOptions& o) {
   runtime::StageSchedule out = plan.schedule;
   out.latency_ms = sched_ms;
   out.sequential_ms = seq_ms;
-  if (!o.output.empty()) check(runtime::write_schedule_file(o.output, out));
+  // The search's stage costs are stages run alone; the whole model is the judge. A schedule that
+  // ran slower than the sequential one here is not what a user wants to run: the file gets the
+  // sequential schedule instead, unless --keep-slower.
+  const bool slower = sched_ms > seq_ms && !o.keep_slower;
+  if (slower) {
+    std::vector<std::string> names = scheduler->ops().names;
+    runtime::StageSchedule seq = runtime::sequential_schedule(names, device.threads);
+    seq.model = out.model;
+    seq.batch = out.batch;
+    seq.device = out.device;
+    seq.graph = out.graph;
+    seq.configs = out.configs;
+    seq.latency_ms = seq.sequential_ms = seq_ms;
+    if (!o.output.empty()) check(runtime::write_schedule_file(o.output, seq));
+  } else if (!o.output.empty()) {
+    check(runtime::write_schedule_file(o.output, out));
+  }
 
   int concurrent = 0, merged = 0;
   for (size_t i = 0; i < plan.search.stages.size(); ++i) {
@@ -207,6 +224,7 @@ void run_schedule(const ScheduleOptions& o) {
                      {"sequential_ms", seq_ms},
                      {"speedup", sched_ms > 0 ? seq_ms / sched_ms : 0.0},
                      {"max_output_difference", max_diff},
+                     {"written", o.output.empty() ? "" : slower ? "sequential" : "found"},
                      {"schedule", runtime::schedule_to_json(out)}};
     std::puts(j.dump(2).c_str());
     return;
@@ -232,7 +250,10 @@ void run_schedule(const ScheduleOptions& o) {
   std::printf("latency    %.3f ms   sequential %.3f ms   speedup %.3fx   (medians of %d interleaved rounds)\n", sched_ms,
               seq_ms, sched_ms > 0 ? seq_ms / sched_ms : 0.0, rounds);
   std::printf("outputs    max relative difference to the sequential run %.2g\n", max_diff);
-  if (!o.output.empty()) std::printf("schedule   %s (run it: tensorperf run ... --schedule %s)\n", o.output.c_str(), o.output.c_str());
+  if (!o.output.empty())
+    std::printf("schedule   %s%s (run it: tensorperf run ... --schedule %s)\n", o.output.c_str(),
+                slower ? ": the sequential schedule, as the found one ran slower here (--keep-slower writes it)" : "",
+                o.output.c_str());
 }
 
 }  // namespace
@@ -259,6 +280,8 @@ void register_schedule_command(CLI::App& app) {
       ->check(CLI::IsMember({"measured", "predicted"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the schedule (JSON) for `tensorperf run --schedule`");
+  cmd->add_flag("--keep-slower", o.keep_slower,
+                "write the found schedule even when it ran slower than the sequential one in the final check");
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a Gantt chart spec of the schedule (threads over time) for scripts/plot.py SPEC OUT.png");
   cmd->add_option("--db", o.db, "the database of tuned configs and measured stages (SQLite path or postgresql:// URL)")
