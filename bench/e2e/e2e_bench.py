@@ -55,6 +55,24 @@ def ensure_onnx(model, batch):
     return path
 
 
+def print_table(cols, lines):
+    """Right-aligned columns under a header and a rule (the benchmarks' tables)."""
+    widths = [max(len(c), *(len(l[i]) for l in lines)) if lines else len(c) for i, c in enumerate(cols)]
+    print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
+    print("  ".join("-" * w for w in widths))
+    for l in lines:
+        print("  ".join(v.rjust(w) for v, w in zip(l, widths)))
+
+
+def plot(title, panels, out_dir, stem):
+    """Writes <stem>_plot.json and draws <stem>.png with the project's plotting helper."""
+    spec = os.path.join(out_dir, stem + "_plot.json")
+    with open(spec, "w") as f:
+        json.dump({"title": title, "columns": 1, "panels": panels}, f)
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/plot.py"), spec, os.path.join(out_dir, stem + ".png")],
+                   check=False)
+
+
 class Peer:
     def __init__(self, name, argv, env=None):
         self.name = name
@@ -155,11 +173,7 @@ def main():
                       "%.2fx" % (min(tps.values()) / ort), "%.1f%%" % (100 * over),
                       "%.0f%%" % (100 * row["tensorperf-%s_peak_bytes" % main_c] / row["tensorperf-%s_naive_bytes" % main_c]),
                       "%d tuned, %d closest, %d default" % (cov["tuned"], cov["closest"], cov["default"])])
-    widths = [max(len(c), *(len(l[i]) for l in lines)) if lines else len(c) for i, c in enumerate(cols)]
-    print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
-    print("  ".join("-" * w for w in widths))
-    for l in lines:
-        print("  ".join(v.rjust(w) for v, w in zip(l, widths)))
+    print_table(cols, lines)
     print("\nmedian ms of %d interleaved rounds, %d threads; tp/ORT < 1 means tensorperf is faster; ONNX Runtime %s, "
           "PyTorch %s" % (a.rounds, a.threads, results[0].get("onnxruntime_version", "?") if results else "?",
                           results[0].get("pytorch_version", "?") if results else "?"))
@@ -178,11 +192,7 @@ def main():
         panels.append({"kind": "bars", "title": "batch %d, %d threads" % (batch, a.threads),
                        "ylabel": "speed vs ONNX Runtime (x)", "categories": [r["model"] for r in rows],
                        "series": series, "hline": 1.0})
-    spec = os.path.join(a.out_dir, "e2e_plot.json")
-    with open(spec, "w") as f:
-        json.dump({"title": "Whole-model latency vs ONNX Runtime (higher is faster)", "columns": 1, "panels": panels}, f)
-    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/plot.py"), spec, os.path.join(a.out_dir, "e2e.png")],
-                   check=False)
+    plot("Whole-model latency vs ONNX Runtime (higher is faster)", panels, a.out_dir, "e2e")
 
 
 if __name__ == "__main__":

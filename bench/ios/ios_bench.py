@@ -28,7 +28,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench/e2e"))
-import e2e_bench  # noqa: E402  (ensure_ort, ensure_onnx, Peer)
+import e2e_bench  # noqa: E402  (ensure_ort, ensure_onnx, Peer, print_table, plot)
 
 TORCHVISION = {"inception_v3", "squeezenet1_1"}
 
@@ -152,11 +152,7 @@ def report(a, results, batches):
                       ", ".join("%s %.2fx" % (x["name"].split("@")[1], x["speedup"] if "speedup" in x else
                                               1 / x["relative_to_sequential"]) for x in other) or "-",
                       "%.2f" % ort["ort-sequential"] if ort else "-", "%.2f" % ort["ort-parallel"] if ort else "-"])
-    widths = [max(len(c), *(len(l[i]) for l in lines)) if lines else len(c) for i, c in enumerate(cols)]
-    print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
-    print("  ".join("-" * w for w in widths))
-    for l in lines:
-        print("  ".join(x.rjust(w) for x, w in zip(l, widths)))
+    e2e_bench.print_table(cols, lines)
     if speedups:
         print("\nIOS-both vs sequential: geomean %.3fx, min %.3fx over %d network-batches; %d threads on %s; latencies "
               "are medians of %d interleaved rounds (ms), speedups ('both x') medians of per-round ratios; 'pred/both' is "
@@ -172,11 +168,7 @@ def report(a, results, batches):
         panels.append({"kind": "bars", "title": "batch %d, %d threads" % (batch, rows[0]["threads"]),
                        "ylabel": "speedup over sequential (x)", "categories": [r["model"] for r in rows],
                        "series": series, "hline": 1.0})
-    spec = os.path.join(a.out_dir, "ios_plot.json")
-    with open(spec, "w") as f:
-        json.dump({"title": "Inter-operator scheduling on the CPU (higher is faster)", "columns": 1, "panels": panels}, f)
-    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/plot.py"), spec, os.path.join(a.out_dir, "ios.png")],
-                   check=False)
+    e2e_bench.plot("Inter-operator scheduling on the CPU (higher is faster)", panels, a.out_dir, "ios")
 
 
 if __name__ == "__main__":

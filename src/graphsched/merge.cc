@@ -189,7 +189,11 @@ Result<ir::Graph> MergePlanner::merged_subgraph(const std::vector<std::string>& 
   const ir::Graph& g = *graph_;
   std::vector<const Conv*> convs;
   for (const std::string& n : ops) convs.push_back(&convs_.at(n));
-  TP_ASSIGN_OR_RETURN(auto constants, runtime::load_constants(g, seed));
+  if (constants_.empty() || constants_seed_ != seed) {
+    TP_ASSIGN_OR_RETURN(constants_, runtime::load_constants(g, seed));
+    constants_seed_ = seed;
+  }
+  const auto& constants = constants_;
   const Geometry geo = *common_geometry(convs);
   std::vector<float> weight, bias;
   int64_t channels_in = 0;

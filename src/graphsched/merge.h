@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
 #include "ir/graph.h"
+#include "kernels/host_tensor.h"
 #include "runtime/stage_schedule.h"
 
 namespace tensorperf::graphsched {
@@ -43,6 +45,9 @@ class MergePlanner {
  private:
   const ir::Graph* graph_ = nullptr;
   std::map<std::string, Conv> convs_;  // by anchor name, mergeable ones only
+  // The graph's constants with data (merged_subgraph's weights), made on first use for one seed.
+  mutable std::vector<std::shared_ptr<kernels::HostTensor>> constants_;
+  mutable uint64_t constants_seed_ = 0;
 };
 
 // `g` with each merge applied: its members' convolutions and fused chains replaced by the merged
