@@ -113,7 +113,7 @@ struct Executor::Impl {
   int compiles = 0;
   int kernel_steps = 0;
   int native_values = 0;
-  // Compiled kernels by "<workload key>\n<provider>\n<config>".
+  // Compiled kernels by "<workload key>\n<provider>\n<config>\n<threads>".
   std::map<std::string, std::unique_ptr<kernels::Kernel>> compiled;
   std::map<std::string, ChosenConfig> chosen;  // by workload key
   std::vector<std::vector<int>> preds;          // by step

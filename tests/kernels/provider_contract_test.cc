@@ -1,9 +1,11 @@
 // The provider contract that tuners rely on: validate() rejects exactly what compile() rejects before
-// compiling (cheaply, without compiling), seed configs are valid, and warming up the compiler starts
-// no thread (so measurement workers can still be forked).
+// compiling (cheaply, without compiling), seed configs are valid, warming up the compiler starts
+// no thread (so measurement workers can still be forked), and kernels may run at once on threads.
 #include <dirent.h>
 
+#include <cmath>
 #include <random>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -123,6 +125,40 @@ TEST(ProviderContract, WarmingUpTheCompilersStartsNoThread) {
   }
   EXPECT_EQ(threads_of_this_process(), before);
   EXPECT_FALSE(find_provider("halide").value()->warm_up("bogus-target").ok());
+}
+
+// What the concurrent stages of a schedule rely on: a Halide kernel of one thread runs its parallel
+// loops in the calling thread (the JIT runtime's pool never starts), and two instances of one
+// compiled kernel, run at once on two threads, each compute their own inputs' result.
+TEST(ProviderContract, OneThreadHalideKernelsRunInTheCallerAndInstancesRunAtOnce) {
+  const ir::Workload w = testing::make_workload(ir::OpKind::kConv2d, {{1, 16, 20, 20}, {32, 16, 3, 3}},
+                                                {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  const Provider* halide = find_provider("halide").value();
+  Config c = halide->default_config(w);
+  ASSERT_EQ(c.knobs.value("parallel", std::string()), "rows") << c.knobs.dump();
+  CompileOptions o;
+  o.threads = 1;
+  Result<std::unique_ptr<Kernel>> compiled = halide->compile(w, c, o);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  std::unique_ptr<Kernel> a = (*compiled)->new_instance(), b = (*compiled)->new_instance();
+  std::mt19937_64 rng(1);
+  std::vector<HostTensor> in_a = testing::random_inputs(w, rng), in_b = testing::random_inputs(w, rng);
+  HostTensor want_a(w.output), want_b(w.output), got_a(w.output), got_b(w.output);
+  ASSERT_TRUE(run_reference(w, testing::pointers(in_a), want_a).ok());
+  ASSERT_TRUE(run_reference(w, testing::pointers(in_b), want_b).ok());
+  const int before = threads_of_this_process();
+  for (int round = 0; round < 20; ++round) {
+    Status sa, sb;
+    std::thread other([&] { sb = b->run(testing::pointers(in_b), got_b); });
+    sa = a->run(testing::pointers(in_a), got_a);
+    other.join();
+    ASSERT_TRUE(sa.ok() && sb.ok()) << sa.message() << " " << sb.message();
+  }
+  EXPECT_EQ(threads_of_this_process(), before) << "a 1-thread kernel started the JIT runtime's thread pool";
+  for (int64_t i = 0; i < want_a.num_elements(); ++i) {
+    ASSERT_NEAR(got_a.f32()[i], want_a.f32()[i], 1e-3 + 1e-3 * std::abs(want_a.f32()[i])) << i;
+    ASSERT_NEAR(got_b.f32()[i], want_b.f32()[i], 1e-3 + 1e-3 * std::abs(want_b.f32()[i])) << i;
+  }
 }
 
 }  // namespace
