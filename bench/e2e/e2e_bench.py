@@ -73,6 +73,20 @@ def plot(title, panels, out_dir, stem):
                    check=False)
 
 
+def interleave(peers, rounds, seconds):
+    """Each peer calibrated to about `seconds` of runs, then `rounds` rounds asking every peer in
+    rotating order; returns {peer name: [its reply per round]}."""
+    for p in peers:
+        t = p.time(1)[0]
+        p.n = max(1, min(200, int(seconds * 1e3 / max(t, 1e-3))))
+    samples = {p.name: [] for p in peers}
+    for r in range(rounds):
+        for i in range(len(peers)):
+            p = peers[(i + r) % len(peers)]
+            samples[p.name].append(p.time(p.n))
+    return samples
+
+
 class Peer:
     def __init__(self, name, argv, env=None):
         self.name = name
@@ -133,14 +147,7 @@ def main():
                                                   str(batch), str(a.threads)], env))
                 peers.append(Peer("pytorch", ["/usr/bin/python3", os.path.join(ROOT, "bench/e2e/torch_peer.py"), model,
                                               str(IMAGE_SIZES.get(model, 224)), str(batch), str(a.threads)], env))
-                for p in peers:  # calibrate: about --seconds per round
-                    t = p.time(1)[0]
-                    p.n = max(1, min(200, int(a.seconds * 1e3 / max(t, 1e-3))))
-                samples = {p.name: [] for p in peers}
-                for r in range(a.rounds):
-                    for i in range(len(peers)):
-                        p = peers[(i + r) % len(peers)]
-                        samples[p.name].append(p.time(p.n))
+                samples = interleave(peers, a.rounds, a.seconds)
                 row = {"model": model, "batch": batch, "threads": a.threads}
                 for p in peers:
                     row[p.name + "_ms"] = statistics.median(s[0] for s in samples[p.name])

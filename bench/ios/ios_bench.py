@@ -28,7 +28,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench/e2e"))
-import e2e_bench  # noqa: E402  (ensure_ort, ensure_onnx, Peer, print_table, plot)
+import e2e_bench  # noqa: E402  (ensure_ort, ensure_onnx, Peer, interleave, print_table, plot)
 
 TORCHVISION = {"inception_v3", "squeezenet1_1"}
 
@@ -58,15 +58,8 @@ def ort_times(a, model, batch):
              e2e_bench.Peer("ort-parallel", ["node", js, ort_dir, onnx, str(batch), str(max(1, a.threads // 2)), "2"],
                             env)]
     try:
-        for p in peers:
-            t = p.time(1)[0]
-            p.n = max(1, min(200, int(a.seconds * 1e3 / max(t, 1e-3))))
-        samples = {p.name: [] for p in peers}
-        for r in range(a.rounds):
-            for i in range(len(peers)):
-                p = peers[(i + r) % len(peers)]
-                samples[p.name].append(p.time(p.n)[0])
-        return {name: statistics.median(v) for name, v in samples.items()}, peers[0].info[0]
+        samples = e2e_bench.interleave(peers, a.rounds, a.seconds)
+        return {name: statistics.median(v[0] for v in replies) for name, replies in samples.items()}, peers[0].info[0]
     finally:
         for p in peers:
             p.close()

@@ -44,8 +44,13 @@ double now_s() {
 std::string stage_key(const StageChoice& c) {
   std::string k = c.merged ? "m" : "p";
   for (size_t i = 0; i < c.groups.size(); ++i) {
-    k += "|" + std::to_string(c.threads[i]) + ":";
-    for (int op : c.groups[i]) k += std::to_string(op) + ",";
+    k += '|';
+    k += std::to_string(c.threads[i]);
+    k += ':';
+    for (int op : c.groups[i]) {
+      k += std::to_string(op);
+      k += ',';
+    }
   }
   return k;
 }
@@ -144,65 +149,58 @@ class BlockSearch {
     return out;
   }
 
-  // Whether ending `e` can be a stage at all (before anything is costed).
-  bool feasible(uint64_t e) const {
+  // How ending `e` may run, decided before anything is costed: concurrently (its components, when
+  // they respect r and the group limit) and/or merged (an antichain the caller can merge).
+  struct Ways {
+    std::vector<uint64_t> groups;  // empty: not concurrently
+    bool merged = false;
+    bool any() const { return !groups.empty() || merged; }
+  };
+  Ways ways(uint64_t e) const {
+    Ways w;
     const int size = std::popcount(e);
     if (parallel_ || size == 1) {
       std::vector<uint64_t> comps = components(e);
       bool ok = static_cast<int>(comps.size()) <= max_groups_;
       for (uint64_t c : comps) ok = ok && std::popcount(c) <= o_.r;
-      if (ok) return true;
-    }
-    if (merge_ && size >= 2 && size <= o_.s) {
-      for (uint64_t m = e; m; m &= m - 1)
-        if (succ_[std::countr_zero(m)] & e) return false;
-      return can_merge_(global(e));
-    }
-    return false;
-  }
-
-  // The best way to run ending `e` as one stage (if any) that costs less than `limit`: its cost and
-  // the stage (best stays infinite when there is none).
-  Status best_stage(uint64_t e, double limit, double& best, StageChoice& choice) {
-    const int size = std::popcount(e);
-    best = INFINITY;
-    if (parallel_ || size == 1) {
-      std::vector<uint64_t> comps = components(e);
-      bool ok = static_cast<int>(comps.size()) <= max_groups_;
-      for (uint64_t c : comps) ok = ok && std::popcount(c) <= o_.r;
-      StageChoice c;
-      if (ok) {
-        for (uint64_t m : comps) c.groups.push_back(global(m));
-        c.threads = split_threads(static_cast<int>(comps.size()), o_.threads);
-        if (bound_ && std::isfinite(limit)) {
-          TP_ASSIGN_OR_RETURN(double lb, bound_(c));
-          if (lb >= limit) {
-            ++pruned_;
-            ok = false;
-          }
-        }
-      }
-      if (ok) {
-        TP_ASSIGN_OR_RETURN(double s, cost_(c));
-        c.cost_s = s;
-        if (s < best) best = s, choice = std::move(c);
-      }
+      if (ok) w.groups = std::move(comps);
     }
     if (merge_ && size >= 2 && size <= o_.s) {
       bool antichain = true;
       for (uint64_t m = e; m && antichain; m &= m - 1) antichain = (succ_[std::countr_zero(m)] & e) == 0;
-      if (antichain) {
-        std::vector<int> members = global(e);
-        if (can_merge_(members)) {
-          StageChoice c;
-          c.groups = {members};
-          c.threads = {o_.threads};
-          c.merged = true;
-          TP_ASSIGN_OR_RETURN(double s, cost_(c));
-          c.cost_s = s;
-          if (s < best) best = s, choice = std::move(c);
-        }
+      w.merged = antichain && can_merge_(global(e));
+    }
+    return w;
+  }
+
+  // The best way `w` offers to run ending `e` as one stage that costs less than `limit`: its cost
+  // and the stage (best stays infinite when there is none).
+  Status best_stage(uint64_t e, const Ways& w, double limit, double& best, StageChoice& choice) {
+    best = INFINITY;
+    if (!w.groups.empty()) {
+      StageChoice c;
+      for (uint64_t m : w.groups) c.groups.push_back(global(m));
+      c.threads = split_threads(static_cast<int>(w.groups.size()), o_.threads);
+      bool hopeless = false;
+      if (bound_ && std::isfinite(limit)) {
+        TP_ASSIGN_OR_RETURN(double lb, bound_(c));
+        hopeless = lb >= limit;
+        pruned_ += hopeless;
       }
+      if (!hopeless) {
+        TP_ASSIGN_OR_RETURN(double s, cost_(c));
+        c.cost_s = s;
+        best = s, choice = std::move(c);
+      }
+    }
+    if (w.merged) {
+      StageChoice c;
+      c.groups = {global(e)};
+      c.threads = {o_.threads};
+      c.merged = true;
+      TP_ASSIGN_OR_RETURN(double s, cost_(c));
+      c.cost_s = s;
+      if (s < best) best = s, choice = std::move(c);
     }
     return Status::Ok();
   }
@@ -225,7 +223,9 @@ class BlockSearch {
     std::function<void(size_t, uint64_t, int)> visit = [&](size_t pos, uint64_t e, int size) {
       if (!failed.ok()) return;
       if (pos == order.size()) {
-        if (e == 0 || !feasible(e)) return;
+        if (e == 0) return;
+        const Ways w = ways(e);
+        if (!w.any()) return;
         Result<double> rest = solve(s & ~e);
         if (!rest.ok()) {
           failed = rest.status();
@@ -233,7 +233,7 @@ class BlockSearch {
         }
         double stage_s;
         StageChoice choice;
-        if (Status st = best_stage(e, best.cost - *rest, stage_s, choice); !st.ok()) {
+        if (Status st = best_stage(e, w, best.cost - *rest, stage_s, choice); !st.ok()) {
           failed = st;
           return;
         }
