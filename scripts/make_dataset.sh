@@ -4,7 +4,9 @@
 # For every distinct workload of the zoo's nine models at batch 1 (and three CNNs at batch 8), on
 # every device this machine offers (each Halide ISA level the CPU runs x 1 and 2 threads), measures
 # configs from the tuners' trajectories (rounds of random, ga and xgb, so fast and slow programs are
-# both present; oneDNN's configs included) and, each round, re-measures one model's default configs
+# both present; oneDNN's configs included). One compile serves both thread counts: the 2-thread run
+# times every config it compiles at 1 thread too (`tune --also-threads 1`); the 1-thread run after it
+# only tops its device up to the round's budget. Each round re-measures one model's default configs
 # at a later time (about 2% of the records) to give the noise floor. Each record keeps the machine's
 # load. Then exports the records per device, zstd-compressed, with the devices' descriptions, and
 # writes data/measurements/README.md (scripts/dataset_readme.py).
@@ -36,7 +38,7 @@ while [[ $# -gt 0 ]]; do
     --per-round) PER_ROUND="$2"; shift 2 ;;
     --db) DB="$2"; shift 2 ;;
     --export-only) EXPORT_ONLY=1; shift ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -54,8 +56,9 @@ ISAS=()
 [[ "$flags" == *" avx512f "* && "$flags" == *" avx512bw "* ]] && ISAS+=(avx512)
 [[ "$flags" == *" avx2 "* && "$flags" == *" fma "* ]] && ISAS+=(avx2)
 [[ "$flags" == *" sse4_1 "* ]] && ISAS+=(sse41)
+# The widest first: it times its compiles at the narrower counts too (--also-threads).
 THREADS=(1)
-[[ "$(nproc)" -ge 2 ]] && THREADS+=(2)
+[[ "$(nproc)" -ge 2 ]] && THREADS=(2 1)
 
 START=$(date +%s)
 out_of_time() {
@@ -109,7 +112,9 @@ for ((round = 1; round <= ROUNDS; round++)); do
         wait_for_builds
         before=$(records)
         t0=$(date +%s)
-        "$TP" tune --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --tuner "$tuner" --trials "$trials" \
+        also=()
+        [[ "$t" -gt 1 ]] && also=(--also-threads 1)
+        "$TP" tune --model "$model" --batch "$batch" --isa "$isa" --threads "$t" "${also[@]}" --tuner "$tuner" --trials "$trials" \
           --seed "$round" --early-stopping 0 --repeat 3 --min-repeat-ms 10 --db "$DB" --json \
           > "$WORK/last_tune.json" 2> "$WORK/last_tune.log" ||
           echo "make_dataset: tune of $model b$batch on $isa t$t failed (see $WORK/last_tune.log); going on"

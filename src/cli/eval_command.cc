@@ -1,7 +1,9 @@
 // `tensorperf eval`: how well a cost model predicts the measured records of a database: random,
 // cross-model and cross-device splits (CDMPP's protocol), with errors, rankings and top-k scores.
+#include <algorithm>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -38,6 +40,8 @@ struct EvalOptions {
   int epochs = 0;
   std::string save;
   std::string plot_spec;
+  bool joint = false;
+  double cmd = 0;
   bool json = false;
 };
 
@@ -64,14 +68,49 @@ struct SplitResult {
   std::vector<double> predicted, measured;
 };
 
+// Models trained on a split's `train` set, kept for the splits that share it (a cross-device
+// split's pre-training serves every share and selection of that device).
+using Pretrained = std::map<std::pair<std::string, std::vector<size_t>>, std::unique_ptr<costmodel::CostModel>>;
+
 SplitResult run_split(const EvalOptions& o, const std::string& model_name, const std::vector<costmodel::Sample>& samples,
-                      costmodel::Split split) {
-  std::vector<costmodel::Sample> train, test;
-  for (size_t i : split.train) train.push_back(samples[i]);
-  for (size_t i : split.test) test.push_back(samples[i]);
-  costmodel::CostModelOptions mo{o.threads, o.seed, o.epochs};
-  auto model = check(costmodel::make_cost_model(model_name, mo));
-  check(model->fit(train));
+                      costmodel::Split split, Pretrained& pretrained) {
+  auto pick = [&](const std::vector<size_t>& rows) {
+    std::vector<costmodel::Sample> out;
+    out.reserve(rows.size());
+    for (size_t i : rows) out.push_back(samples[i]);
+    return out;
+  };
+  const costmodel::CostModelOptions mo{o.threads, o.seed, o.epochs, o.cmd};
+  std::unique_ptr<costmodel::CostModel> model;
+  if (o.joint && !split.fine_tune.empty()) {
+    // The held-out device's chosen samples join the training set; one model from scratch.
+    split.train.insert(split.train.end(), split.fine_tune.begin(), split.fine_tune.end());
+    std::sort(split.train.begin(), split.train.end());
+    split.fine_tune.clear();
+    split.name += " joint";
+  }
+  // With --cmd, held-out programs (unmeasured as far as training goes) are the regulariser's target:
+  // the held-out network's, or the held-out device's (the same for every share of it).
+  std::vector<costmodel::Sample> unlabeled;
+  if (o.cmd > 0 && split.name != "random") {
+    std::vector<size_t> rows = split.test;
+    rows.insert(rows.end(), split.fine_tune.begin(), split.fine_tune.end());
+    std::sort(rows.begin(), rows.end());
+    unlabeled = pick(rows);
+  }
+  if (split.fine_tune.empty()) {
+    model = check(costmodel::make_cost_model(model_name, mo));
+    check(model->fit_adapted(pick(split.train), unlabeled));
+  } else {
+    auto& base = pretrained[{model_name, split.train}];
+    if (!base) {
+      base = check(costmodel::make_cost_model(model_name, mo));
+      check(base->fit_adapted(pick(split.train), unlabeled));
+    }
+    model = check(costmodel::copy_cost_model(*base, mo));
+    check(model->fine_tune(pick(split.fine_tune)));
+  }
+  const std::vector<costmodel::Sample> test = pick(split.test);
   std::vector<double> predicted = check(model->predict(test));
   std::vector<double> measured;
   std::vector<std::string> groups;
@@ -122,16 +161,18 @@ void run_eval(const EvalOptions& o) {
   }
   std::vector<SplitResult> results;
   size_t step = 0;
-  for (const std::string& m : o.cost_models)
+  for (const std::string& m : o.cost_models) {
+    Pretrained pretrained;
     for (const costmodel::Split& split : splits) {
       if (!o.json)
         std::fprintf(stderr, "eval: [%zu/%zu] %s %s\n", ++step, splits.size() * o.cost_models.size(), m.c_str(),
                      split.name.c_str());
-      results.push_back(run_split(o, m, set.samples, split));
+      results.push_back(run_split(o, m, set.samples, split, pretrained));
     }
+  }
   if (!o.save.empty()) {
     auto model =
-        check(costmodel::make_cost_model(o.cost_models[0], costmodel::CostModelOptions{o.threads, o.seed, o.epochs}));
+        check(costmodel::make_cost_model(o.cost_models[0], costmodel::CostModelOptions{o.threads, o.seed, o.epochs, 0}));
     check(model->fit(set.samples));
     check(costmodel::save_cost_model(*model, o.save));
   }
@@ -170,6 +211,7 @@ void run_eval(const EvalOptions& o) {
       m["model"] = r.model;
       m["split"] = r.split.name;
       m["train"] = r.split.train.size();
+      m["fine_tune"] = r.split.fine_tune.size();
       m["test"] = r.split.test.size();
       out["splits"].push_back(m);
     }
@@ -185,6 +227,7 @@ void run_eval(const EvalOptions& o) {
   Table table({{"model"},
                {"split"},
                {"train", Align::kRight},
+               {"fine-tune", Align::kRight},
                {"test", Align::kRight},
                {"MAPE", Align::kRight},
                {"RMSE ln", Align::kRight},
@@ -194,7 +237,8 @@ void run_eval(const EvalOptions& o) {
                {"top-1", Align::kRight},
                {"top-5", Align::kRight}});
   for (const SplitResult& r : results)
-    table.add_row({r.model, r.split.name, std::to_string(r.split.train.size()), std::to_string(r.split.test.size()),
+    table.add_row({r.model, r.split.name, std::to_string(r.split.train.size()), std::to_string(r.split.fine_tune.size()),
+                   std::to_string(r.split.test.size()),
                    fmt::format("{:.1f}%", 100 * r.metrics.mape), fmt::format("{:.3f}", r.metrics.rmse_log),
                    fmt::format("{:.1f}%", 100 * r.metrics.within_10), fmt::format("{:.1f}%", 100 * r.metrics.within_20),
                    fmt::format("{:.3f}", r.metrics.pairwise), fmt::format("{:.3f}", r.metrics.top1),
@@ -226,12 +270,20 @@ void register_eval_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--save", o.save, "also train on every sample and save the model to this file");
+  cmd->add_option("--cmd", o.cmd,
+                  "transformer: weight of the central-moment-discrepancy regulariser between the embeddings of the "
+                  "training programs and the held-out ones (cross-model and cross-device splits; 0: off)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--joint", o.joint,
+                "cross-device: train one model on the other devices and the chosen share together instead of "
+                "pre-training on the others and fine-tuning with the share");
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a predicted-vs-measured figure spec for scripts/plot.py (every model's random split, the "
                   "first model's cross-model splits)");
   cmd->add_flag("--json", o.json,
                 "print one JSON object {cost_models, samples, skipped, closest_device, splits: [{model, split, train, test, mape, "
-                "rmse_log, within_10, within_20, pairwise, top1, top5, groups}]}");
+                "rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune}]}");
   cmd->callback([] { run_eval(o); });
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -35,6 +36,7 @@ struct TuneCommandOptions {
   std::string tuner = "xgb";
   std::string time_budget;
   int threads = 0;
+  std::vector<int> also_threads;
   std::string isa = "native";
   std::string provider = "all";
   std::string workload;
@@ -114,6 +116,9 @@ void print_summary(const tune::TuneReport& rep, const measure::Device& device, c
       static_cast<long long>(rep.known), rep.build_s, rep.run_s, rep.tuner_s, rep.reference_s,
       rep.stop == "trials" ? "trial budget reached" : rep.stop == "time" ? "time budget reached" : "every workload converged",
       rep.tasks.empty() ? "" : " (* = converged)");
+  if (!o.also_threads.empty())
+    std::printf("also timed on the same compiles: %lld records at %s thread(s)\n",
+                static_cast<long long>(rep.also_measured), fmt::format("{}", fmt::join(o.also_threads, ", ")).c_str());
 }
 
 nlohmann::json summary_json(const tune::TuneReport& rep, const measure::Device& device, const std::string& model,
@@ -142,6 +147,7 @@ nlohmann::json summary_json(const tune::TuneReport& rep, const measure::Device& 
           {"tuner", o.tuner},
           {"trials_budget", o.trials},
           {"measured", rep.measured},
+          {"also_measured", rep.also_measured},
           {"errors", rep.errors},
           {"known", rep.known},
           {"stop", rep.stop},
@@ -220,6 +226,16 @@ void run_tune(TuneCommandOptions& o) {
   options.scheduler.patience = o.patience;
   options.scheduler.seed = o.seed;
   options.measure = o.measure;
+  for (int t : o.also_threads) {
+    if (t >= device.threads)
+      throw CommandFailed(fmt::format("--also-threads {}: must be fewer than --threads ({}); the device's own count "
+                                      "is timed anyway",
+                                      t, device.threads),
+                          kExitUsage);
+    measure::DeviceOptions also = device_options;
+    also.threads = t;
+    options.measure.also_on.push_back(check(measure::detect_device(also)));
+  }
   const measure::CpuPlan cpus = measure::plan_cpus(device.threads);
   options.measure.build_jobs =
       o.build_jobs > 0 ? o.build_jobs : static_cast<int>(cpus.timing.size() + cpus.build.size());
@@ -258,6 +274,10 @@ void register_tune_command(CLI::App& app) {
   cmd->add_option("--threads", o.threads, "threads per kernel, pinned to the first CPUs (default: every CPU available)")
       ->check(positive());
   cmd->add_option("--isa", o.isa, "ISA level to compile for: native, sse41, avx2, avx512")->capture_default_str();
+  cmd->add_option("--also-threads", o.also_threads,
+                  "also time every compiled config with these fewer threads and store those records under their "
+                  "own devices (one compile serves several devices: a dataset's; they are not trials)")
+      ->check(positive());
   cmd->add_option("--provider", o.provider, "kernel providers: halide, onednn or all")->capture_default_str();
   cmd->add_option("--workload", o.workload, "tune this workload key alone");
   cmd->add_option("--db", o.db, "the database (SQLite path or postgresql:// URL)")->capture_default_str();

@@ -22,6 +22,9 @@ struct CostModelOptions {
   int threads = 1;  // training and prediction threads
   uint64_t seed = 0;
   int epochs = 0;   // neural models: passes over the training set (0: chosen from its size)
+  // The transformer's domain regulariser (CDMPP's): weight of the central moment discrepancy between
+  // the embeddings of training and target programs in fit_adapted(). 0: none.
+  double cmd_weight = 0;
 };
 
 class CostModel {
@@ -31,8 +34,18 @@ class CostModel {
   // Trains from scratch on `train` (every sample measured: seconds > 0). InvalidArgument when empty
   // or a sample is unmeasured or has the wrong width.
   virtual Status fit(std::span<const Sample> train) = 0;
+  // fit() knowing the programs it will be asked about, unmeasured (`target`: an unseen network's or
+  // a new device's samples; their latencies are not read). A model with a domain regulariser (the
+  // transformer, with options.cmd_weight > 0) pulls the embeddings of training and target programs
+  // together; the others ignore `target`.
+  virtual Status fit_adapted(std::span<const Sample> train, std::span<const Sample> /*target*/) { return fit(train); }
   // Predicted seconds, one per sample. FailedPrecondition-like InvalidArgument before fit().
   virtual Result<std::vector<double>> predict(std::span<const Sample> samples) const = 0;
+  // Continues training a fitted model on `more` (a new device's few samples, after pre-training on
+  // the others): xgb boosts further shallow trees on what the model gets wrong there; the neural
+  // models take more, smaller Adam steps, keeping their normalisation. InvalidArgument before fit(),
+  // on an empty set or an unmeasured sample.
+  virtual Status fine_tune(std::span<const Sample> more) = 0;
   // The model's own state, for save_cost_model; and back (the registry's load).
   virtual Result<nlohmann::json> payload() const = 0;
 };
@@ -48,6 +61,8 @@ const std::vector<CostModelEntry>& cost_models();
 std::string cost_model_names();  // "xgb, ..."
 // NotFound naming the known models.
 Result<std::unique_ptr<CostModel>> make_cost_model(std::string_view name, const CostModelOptions& options = {});
+// An independent copy of a fitted model (its payload through the registry's load).
+Result<std::unique_ptr<CostModel>> copy_cost_model(const CostModel& model, const CostModelOptions& options = {});
 
 // The model file: {"format": "tensorperf-cost-model", "version": 1, "kind", "schema": {"program":
 // [names], "device": [names]}, "payload"}, written whole or not at all.

@@ -36,6 +36,13 @@ Result<std::unique_ptr<CostModel>> make_cost_model(std::string_view name, const 
   return Status::NotFound("unknown cost model '" + std::string(name) + "' (known: " + cost_model_names() + ")");
 }
 
+Result<std::unique_ptr<CostModel>> copy_cost_model(const CostModel& model, const CostModelOptions& options) {
+  TP_ASSIGN_OR_RETURN(nlohmann::json payload, model.payload());
+  for (const CostModelEntry& e : cost_models())
+    if (e.name == model.kind()) return e.load(payload, options);
+  return Status::NotFound("unknown cost model '" + model.kind() + "' (known: " + cost_model_names() + ")");
+}
+
 nlohmann::json feature_schema() {
   return {{"program", features::pooled_feature_names()}, {"device", measure::device_feature_names()}};
 }

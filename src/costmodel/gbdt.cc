@@ -93,6 +93,39 @@ Result<Gbdt> Gbdt::train(const Matrix& x, std::span<const float> labels, std::sp
   return model;
 }
 
+Status Gbdt::boost_more(const Matrix& x, std::span<const float> labels, const GbdtOptions& options) {
+  if (booster_ == nullptr) return Status::InvalidArgument("no model to continue");
+  if (x.rows() == 0) return Status::InvalidArgument("no training rows");
+  if (x.cols != features_)
+    return Status::InvalidArgument("model takes " + std::to_string(features_) + " features, got " + std::to_string(x.cols));
+  if (labels.size() != x.rows())
+    return Status::InvalidArgument(std::to_string(labels.size()) + " labels for " + std::to_string(x.rows()) + " rows");
+  TP_ASSIGN_OR_RETURN(std::string bytes, save());
+  TP_ASSIGN_OR_RETURN(DMatrix d, DMatrix::of(x));
+  if (XGDMatrixSetFloatInfo(d.get(), "label", labels.data(), labels.size()) != 0) return xgb_error("setting labels");
+  // A booster that knows the new rows, holding the trees so far.
+  Gbdt more;
+  DMatrixHandle handles[] = {d.get()};
+  if (XGBoosterCreate(handles, 1, &more.booster_) != 0) return xgb_error("creating a booster");
+  more.features_ = features_;
+  if (XGBoosterLoadModelFromBuffer(more.booster_, bytes.data(), bytes.size()) != 0) return xgb_error("reloading the model");
+  TP_RETURN_IF_ERROR(set(more.booster_, "max_depth", std::to_string(options.max_depth)));
+  TP_RETURN_IF_ERROR(set(more.booster_, "eta", std::to_string(options.eta)));
+  TP_RETURN_IF_ERROR(set(more.booster_, "subsample", std::to_string(options.subsample)));
+  TP_RETURN_IF_ERROR(set(more.booster_, "min_child_weight", std::to_string(options.min_child_weight)));
+  TP_RETURN_IF_ERROR(set(more.booster_, "nthread", std::to_string(options.threads)));
+  TP_RETURN_IF_ERROR(set(more.booster_, "seed", std::to_string(options.seed & 0x7fffffffffffffffull)));
+  TP_RETURN_IF_ERROR(set(more.booster_, "verbosity", "0"));
+  TP_RETURN_IF_ERROR(set(more.booster_, "tree_method", "hist"));
+  int done = 0;
+  if (XGBoosterBoostedRounds(more.booster_, &done) != 0) return xgb_error("reading the model's rounds");
+  for (int i = 0; i < options.rounds; ++i)
+    if (XGBoosterUpdateOneIter(more.booster_, done + i, d.get()) != 0)
+      return xgb_error("boosting round " + std::to_string(done + i));
+  *this = std::move(more);
+  return Status::Ok();
+}
+
 Result<std::vector<float>> Gbdt::predict(const Matrix& x) const {
   if (x.cols != features_)
     return Status::InvalidArgument("model takes " + std::to_string(features_) + " features, got " + std::to_string(x.cols));

@@ -48,6 +48,12 @@ class Gbdt {
   static Result<Gbdt> train(const Matrix& x, std::span<const float> labels, std::span<const unsigned> groups,
                             std::span<const float> weights, const GbdtOptions& options);
 
+  // Continues boosting this model with options.rounds more trees fitted to `x` and `labels` (a
+  // regression objective: each new tree fits what the model so far gets wrong on those rows); the
+  // objective is kept, the tree parameters are options'. Errors as train(); a model is unchanged
+  // when it fails.
+  Status boost_more(const Matrix& x, std::span<const float> labels, const GbdtOptions& options);
+
   // One score per row. REQUIRES: x.cols == the training matrix's cols.
   Result<std::vector<float>> predict(const Matrix& x) const;
 

@@ -70,26 +70,26 @@ class MlpCostModel final : public CostModel {
     target = (target - y_mean_) / y_scale_;
 
     net_ = std::make_shared<MlpNet>(x.size(1));
-    torch::optim::Adam adam(net_->parameters(), torch::optim::AdamOptions(1e-3).weight_decay(1e-5));
-    const int64_t n = x.size(0), batch = 256;
-    const int epochs = options_.epochs > 0 ? options_.epochs
-                                           : static_cast<int>(std::clamp<int64_t>(400000 / std::max<int64_t>(n, 1), 40, 400));
-    std::vector<int64_t> order(static_cast<size_t>(n));
-    std::iota(order.begin(), order.end(), 0);
-    std::mt19937_64 rng(options_.seed);
-    net_->train();
-    for (int e = 0; e < epochs; ++e) {
-      std::shuffle(order.begin(), order.end(), rng);
-      for (int64_t b = 0; b < n; b += batch) {
-        const int64_t len = std::min(batch, n - b);
-        torch::Tensor idx = torch::from_blob(order.data() + b, {len}, torch::kInt64);
-        adam.zero_grad();
-        torch::Tensor loss = torch::mse_loss(net_->forward(x.index_select(0, idx)), target.index_select(0, idx));
-        loss.backward();
-        adam.step();
-      }
-    }
-    net_->eval();
+    const int64_t n = x.size(0);
+    train_steps(x, target, options_.epochs > 0 ? options_.epochs
+                                               : static_cast<int>(std::clamp<int64_t>(400000 / std::max<int64_t>(n, 1), 40, 400)),
+                1e-3);
+    return Status::Ok();
+  }
+
+  // More epochs at a third of the rate on the new samples, with the pre-training's normalisation.
+  Status fine_tune(std::span<const Sample> more) override {
+    if (!net_) return Status::InvalidArgument("the mlp cost model is not trained");
+    TP_RETURN_IF_ERROR(check_training_set(more));
+    TP_RETURN_IF_ERROR(check_widths(more));
+    torch::manual_seed(options_.seed);
+    torch::set_num_threads(options_.threads);
+    std::vector<float> y;
+    for (const Sample& s : more) y.push_back((static_cast<float>(std::log(s.seconds)) - y_mean_) / y_scale_);
+    torch::Tensor target = torch::from_blob(y.data(), {static_cast<int64_t>(y.size())}, torch::kFloat32).clone();
+    const int64_t n = static_cast<int64_t>(more.size());
+    train_steps(standardizer_.apply(rows_of(more)), target,
+                static_cast<int>(std::clamp<int64_t>(20000 / std::max<int64_t>(n, 1), 50, 300)), 3e-4);
     return Status::Ok();
   }
 
@@ -128,6 +128,28 @@ class MlpCostModel final : public CostModel {
   }
 
  private:
+  // Adam over shuffled mini-batches of (x, target), both standardised.
+  void train_steps(const torch::Tensor& x, const torch::Tensor& target, int epochs, double lr) {
+    torch::optim::Adam adam(net_->parameters(), torch::optim::AdamOptions(lr).weight_decay(1e-5));
+    const int64_t n = x.size(0), batch = 256;
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(options_.seed);
+    net_->train();
+    for (int e = 0; e < epochs; ++e) {
+      std::shuffle(order.begin(), order.end(), rng);
+      for (int64_t b = 0; b < n; b += batch) {
+        const int64_t len = std::min(batch, n - b);
+        torch::Tensor idx = torch::from_blob(order.data() + b, {len}, torch::kInt64);
+        adam.zero_grad();
+        torch::Tensor loss = torch::mse_loss(net_->forward(x.index_select(0, idx)), target.index_select(0, idx));
+        loss.backward();
+        adam.step();
+      }
+    }
+    net_->eval();
+  }
+
   CostModelOptions options_;
   Standardizer standardizer_;
   float y_mean_ = 0, y_scale_ = 1;

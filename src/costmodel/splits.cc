@@ -144,8 +144,7 @@ Split cross_device_split(const std::vector<Sample>& samples, const std::string& 
     std::sort(chosen.begin(), chosen.end());
   }
   std::set<size_t> picked(chosen.begin(), chosen.end());
-  for (size_t i : own) (picked.count(i) ? s.train : s.test).push_back(i);
-  std::sort(s.train.begin(), s.train.end());
+  for (size_t i : own) (picked.count(i) ? s.fine_tune : s.test).push_back(i);
   char pct[32];
   std::snprintf(pct, sizeof pct, "%g%%", 100 * share);
   s.name = "cross-device " + device + " " + pct + " " + selection_name(selection);

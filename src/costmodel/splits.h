@@ -1,7 +1,7 @@
 // How cost models are evaluated (CDMPP's protocol): a random split; cross-model (hold out each
 // network in turn, removing from training every workload it shares with the others); cross-device
-// (hold out a device, train on the others plus a small share of its samples, chosen by k-means over
-// the program features or at random, test on the rest of it).
+// (hold out a device, pre-train on the others, fine-tune with a small share of its samples, chosen
+// by k-means over the program features or at random, test on the rest of it).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +17,9 @@ namespace tensorperf::costmodel {
 struct Split {
   std::string name;  // "random", "cross-model resnet18", "cross-device KEY 5% kmeans"
   std::vector<size_t> train, test;  // indices into the samples
+  // Cross-device: the held-out device's chosen samples, learned after training on `train`
+  // (CostModel::fine_tune). Empty for the other splits.
+  std::vector<size_t> fine_tune;
 };
 
 // `test_share` of the samples at random (by seed) for testing, the rest for training.
@@ -30,8 +33,8 @@ std::vector<Split> cross_model_splits(const std::vector<Sample>& samples,
 enum class Selection { kKMeans, kRandom };
 const char* selection_name(Selection s);  // "kmeans", "random"
 
-// Hold out `device`: train on every other device's samples plus `share` of its own (chosen by
-// `selection`), test on the rest of its samples.
+// Hold out `device`: train on every other device's samples, fine-tune with `share` of its own
+// (chosen by `selection`), test on the rest of its samples.
 Split cross_device_split(const std::vector<Sample>& samples, const std::string& device, double share,
                          Selection selection, uint64_t seed);
 

@@ -3,14 +3,17 @@
 // (pre-order index, sinusoidal; depth, learned), a transformer encoder pooled over the leaves, beside
 // encoders of the pooled program vector and of the device vector; their fusion goes through an MLP
 // decoder. Targets are Box-Cox transformed latencies (lambda fitted on the training set),
-// standardised; the loss is MSE plus a MAPE term on the latencies themselves. Samples without a
-// loop nest (oneDNN's) get one zero leaf. Deterministic given the seed.
+// standardised; the loss is MSE plus a MAPE term on the latencies themselves, and, given unmeasured
+// target programs (fit_adapted, CostModelOptions::cmd_weight > 0), CDMPP's regulariser: the central
+// moment discrepancy between the embeddings of a training batch and of as many target programs.
+// Samples without a loop nest (oneDNN's) get one zero leaf. Deterministic given the seed.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/moment_discrepancy.h"
 #include "costmodel/neural_cost_models.h"
 #include "costmodel/torch_params.h"
 #include "measure/device.h"
@@ -46,14 +49,19 @@ struct Net : torch::nn::Module {
   }
 
   // leaves [B, L, F], preorder [B, L] (float), depths [B, L] (int64), pad [B, L] (bool, true = padding),
-  // program [B, P], device [B, D] -> [B]
-  torch::Tensor forward(const torch::Tensor& leaves, const torch::Tensor& preorder, const torch::Tensor& depths,
-                        const torch::Tensor& pad, const torch::Tensor& prog, const torch::Tensor& dev) {
+  // program [B, P], device [B, D] -> the fused embedding the decoder reads, [B, 2 kModel + 32]
+  torch::Tensor embed(const torch::Tensor& leaves, const torch::Tensor& preorder, const torch::Tensor& depths,
+                      const torch::Tensor& pad, const torch::Tensor& prog, const torch::Tensor& dev) {
     torch::Tensor h = leaf_in->forward(leaves) + depth->forward(depths) + sinusoid(preorder);
     h = encoder->forward(h.transpose(0, 1), {}, pad).transpose(0, 1);  // [B, L, E]
     torch::Tensor keep = (~pad).unsqueeze(2).to(torch::kFloat32);
     torch::Tensor pooled = (h * keep).sum(1) / keep.sum(1).clamp_min(1.0);
-    return decoder->forward(torch::cat({pooled, program->forward(prog), device->forward(dev)}, 1)).squeeze(1);
+    return torch::cat({pooled, program->forward(prog), device->forward(dev)}, 1);
+  }
+  // -> [B]
+  torch::Tensor forward(const torch::Tensor& leaves, const torch::Tensor& preorder, const torch::Tensor& depths,
+                        const torch::Tensor& pad, const torch::Tensor& prog, const torch::Tensor& dev) {
+    return decoder->forward(embed(leaves, preorder, depths, pad, prog, dev)).squeeze(1);
   }
 
   static torch::Tensor sinusoid(const torch::Tensor& position) {
@@ -99,9 +107,12 @@ class TransformerCostModel final : public CostModel {
 
   std::string kind() const override { return "transformer"; }
 
-  Status fit(std::span<const Sample> train) override {
+  Status fit(std::span<const Sample> train) override { return fit_adapted(train, {}); }
+
+  Status fit_adapted(std::span<const Sample> train, std::span<const Sample> target) override {
     TP_RETURN_IF_ERROR(check_training_set(train));
     TP_RETURN_IF_ERROR(check(train));
+    TP_RETURN_IF_ERROR(check(target));
     std::vector<double> seconds;
     for (const Sample& s : train) seconds.push_back(s.seconds);
     torch::manual_seed(options_.seed);
@@ -124,21 +135,48 @@ class TransformerCostModel final : public CostModel {
     }
     std::vector<float> y;
     for (double s : seconds) y.push_back(static_cast<float>(box_cox(s)));
-    torch::Tensor target = torch::from_blob(y.data(), {static_cast<int64_t>(y.size())}, torch::kFloat32).clone();
-    y_mean_ = target.mean().item<float>();
-    y_scale_ = std::max(1e-6f, target.std(false).item<float>());
-    target = (target - y_mean_) / y_scale_;
-    torch::Tensor measured = torch::tensor(std::vector<float>(seconds.begin(), seconds.end()));
+    const torch::Tensor boxed = torch::tensor(y);
+    y_mean_ = boxed.mean().item<float>();
+    y_scale_ = std::max(1e-6f, boxed.std(false).item<float>());
 
     net_ = std::make_shared<Net>();
-    torch::optim::Adam adam(net_->parameters(), torch::optim::AdamOptions(5e-4).weight_decay(1e-5));
+    const size_t n = train.size();
+    train_steps(train, options_.epochs > 0 ? options_.epochs
+                                           : static_cast<int>(std::clamp<size_t>(600000 / std::max<size_t>(n, 1), 15, 200)),
+                5e-4, target);
+    return Status::Ok();
+  }
+
+  // More epochs at a lower rate on the new samples, with the pre-training's Box-Cox and
+  // standardisation.
+  Status fine_tune(std::span<const Sample> more) override {
+    if (!net_) return Status::InvalidArgument("the transformer cost model is not trained");
+    TP_RETURN_IF_ERROR(check_training_set(more));
+    TP_RETURN_IF_ERROR(check(more));
+    torch::manual_seed(options_.seed);
+    torch::set_num_threads(options_.threads);
+    train_steps(more, static_cast<int>(std::clamp<size_t>(20000 / std::max<size_t>(more.size(), 1), 30, 200)), 2e-4);
+    return Status::Ok();
+  }
+
+  // Adam over shuffled mini-batches of `train`, loss MSE of the standardised Box-Cox target + MAPE,
+  // + cmd_weight x CMD(embeddings of the batch, of as many random `unlabeled` programs).
+  void train_steps(std::span<const Sample> train, int epochs, double lr, std::span<const Sample> unlabeled = {}) {
+    std::vector<float> y, seconds;
+    for (const Sample& s : train) {
+      y.push_back((static_cast<float>(box_cox(s.seconds)) - y_mean_) / y_scale_);
+      seconds.push_back(static_cast<float>(s.seconds));
+    }
+    const torch::Tensor target = torch::tensor(y), measured = torch::tensor(seconds);
+    torch::optim::Adam adam(net_->parameters(), torch::optim::AdamOptions(lr).weight_decay(1e-5));
     const size_t n = train.size(), batch = 128;
-    const int epochs = options_.epochs > 0 ? options_.epochs
-                                           : static_cast<int>(std::clamp<size_t>(600000 / std::max<size_t>(n, 1), 15, 200));
     const Batch all = standardized(raw_batch(train, 0, n));
+    const bool adapt = options_.cmd_weight > 0 && !unlabeled.empty();
+    const Batch goal = adapt ? standardized(raw_batch(unlabeled, 0, unlabeled.size())) : Batch{};
     std::vector<int64_t> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::mt19937_64 rng(options_.seed);
+    std::uniform_int_distribution<int64_t> any_target(0, adapt ? static_cast<int64_t>(unlabeled.size()) - 1 : 0);
     net_->train();
     for (int e = 0; e < epochs; ++e) {
       std::shuffle(order.begin(), order.end(), rng);
@@ -147,18 +185,27 @@ class TransformerCostModel final : public CostModel {
         torch::Tensor idx = torch::from_blob(order.data() + b, {len}, torch::kInt64);
         auto pick = [&](const torch::Tensor& t) { return t.index_select(0, idx); };
         adam.zero_grad();
-        torch::Tensor pred = net_->forward(pick(all.leaves), pick(all.preorder), pick(all.depths), pick(all.pad),
-                                           pick(all.program), pick(all.device));
+        torch::Tensor mine = net_->embed(pick(all.leaves), pick(all.preorder), pick(all.depths), pick(all.pad),
+                                         pick(all.program), pick(all.device));
+        torch::Tensor pred = net_->decoder->forward(mine).squeeze(1);
         torch::Tensor loss = torch::mse_loss(pred, pick(target));
         torch::Tensor m = pick(measured);
         torch::Tensor s = inverse_box_cox(pred * y_scale_ + y_mean_);
         loss = loss + kMapeWeight * ((s - m).abs() / m).clamp_max(10.0).mean();
+        if (adapt) {
+          std::vector<int64_t> rows(static_cast<size_t>(len));
+          for (int64_t& r : rows) r = any_target(rng);
+          torch::Tensor t = torch::tensor(rows);
+          auto at = [&](const torch::Tensor& x) { return x.index_select(0, t); };
+          torch::Tensor theirs = net_->embed(at(goal.leaves), at(goal.preorder), at(goal.depths), at(goal.pad),
+                                             at(goal.program), at(goal.device));
+          loss = loss + options_.cmd_weight * central_moment_discrepancy(mine, theirs);
+        }
         loss.backward();
         adam.step();
       }
     }
     net_->eval();
-    return Status::Ok();
   }
 
   Result<std::vector<double>> predict(std::span<const Sample> samples) const override {

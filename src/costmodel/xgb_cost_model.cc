@@ -36,6 +36,26 @@ class XgbCostModel final : public CostModel {
     return Status::Ok();
   }
 
+  // Shallow trees at a small rate on the new device's samples: they correct the pre-trained model
+  // where it is off there without room to memorise a few hundred rows.
+  Status fine_tune(std::span<const Sample> more) override {
+    if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
+    TP_RETURN_IF_ERROR(check_training_set(more));
+    TP_ASSIGN_OR_RETURN(Matrix x, matrix(more));
+    std::vector<float> labels;
+    labels.reserve(more.size());
+    for (const Sample& s : more) labels.push_back(static_cast<float>(std::log(s.seconds)));
+    GbdtOptions o;
+    o.rounds = 60;
+    o.max_depth = 3;
+    o.eta = 0.1;
+    o.subsample = 0.8;
+    o.min_child_weight = 3;
+    o.threads = options_.threads;
+    o.seed = options_.seed;
+    return gbdt_->boost_more(x, labels, o);
+  }
+
   Result<std::vector<double>> predict(std::span<const Sample> samples) const override {
     if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
     if (samples.empty()) return std::vector<double>{};

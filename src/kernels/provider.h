@@ -58,6 +58,10 @@ class Kernel {
   // compilation. Instances are independent and may outlive this one; two instances must not run at
   // the same time. nullptr: this kernel cannot share its code (compile again instead).
   virtual std::unique_ptr<Kernel> new_instance() const { return nullptr; }
+  // Like new_instance(), but runs with `threads` threads: the kernel compile(..., {target, threads})
+  // would give, without compiling. nullptr when the thread count is part of the compiled code (an
+  // autoscheduled pipeline, a oneDNN primitive): compile again for that count instead.
+  virtual std::unique_ptr<Kernel> instance_with_threads(int /*threads*/) const { return nullptr; }
 
   // Activation layouts. By default every input and the output are plain row-major tensors of their
   // types. A kernel whose code works on another layout (oneDNN's channel-blocked nChw16c) converts

@@ -147,9 +147,8 @@ std::unique_ptr<kernels::Kernel> WorkloadRunner::compile_stage(const Candidate& 
   return std::move(kernel).value();
 }
 
-void WorkloadRunner::run_stage(kernels::Kernel& kernel, const SendFn& send) const {
+void WorkloadRunner::run_stage(kernels::Kernel& kernel, const SendFn& send, json done) const {
   const auto start = Clock::now();
-  json done = {{"stage", "done"}};
   auto fail = [&](ErrorCode e, const std::string& msg) {
     done["error"] = static_cast<int>(e);
     done["msg"] = msg;
@@ -182,6 +181,33 @@ void WorkloadRunner::run_stage(kernels::Kernel& kernel, const SendFn& send) cons
   }
 }
 
+void WorkloadRunner::also_stage(const Candidate& c, const kernels::Kernel& kernel, const SendFn& send) const {
+  for (size_t j = 0; j < options_.also_on.size(); ++j) {
+    const Device& d = options_.also_on[j];
+    json message = {{"stage", "also"}, {"device", j}};
+    std::unique_ptr<kernels::Kernel> other = kernel.instance_with_threads(d.threads);
+    if (!other) {  // the thread count is in the code: compile for it
+      const double start = thread_cpu_seconds();
+      Result<std::unique_ptr<kernels::Kernel>> compiled = Status::Internal("not compiled");
+      try {
+        compiled = c.provider->compile(workload_, c.config, {d.target, d.threads});
+      } catch (const std::exception& e) {
+        compiled = Status::Internal(std::string("exception while compiling: ") + e.what());
+      }
+      message["build_time"] = thread_cpu_seconds() - start;
+      if (!compiled.ok()) {
+        message["error"] = static_cast<int>(ErrorCode::kCompileHostError);
+        message["msg"] = compiled.status().message();
+        send(message);
+        continue;
+      }
+      other = std::move(compiled).value();
+    }
+    (void)pin_current_thread(pinned_cpus(d.threads));
+    run_stage(*other, send, message);
+  }
+}
+
 Record WorkloadRunner::measure(const kernels::Provider& provider, const kernels::Config& config) const {
   // Worker protocol: {"stage":"built", "build_time", ["error", "msg"]} then
   // {"stage":"done", "run_time", "costs" | "error", "msg"}.
@@ -197,19 +223,29 @@ Record WorkloadRunner::measure(const kernels::Provider& provider, const kernels:
 }
 
 Record WorkloadRunner::record_from(const Candidate& c, const WorkerOutcome& out) const {
+  const json* built = out.messages.size() > 0 ? &out.messages[0] : nullptr;
+  const json* done = nullptr;
+  for (const json& m : out.messages)
+    if (m.value("stage", "") == "done") done = &m;
+  return make_record(c, device_, built, done, out);
+}
+
+Record WorkloadRunner::make_record(const Candidate& c, const Device& device, const json* built, const json* done,
+                                   const WorkerOutcome& out) const {
   Record rec;
   rec.workload_key = workload_.key();
-  rec.device_key = device_.key();
-  rec.target = device_.target;
+  rec.device_key = device.key();
+  rec.target = device.target;
   rec.provider = c.provider->name();
   rec.config = c.config.knobs;
   rec.timestamp = unix_seconds();
   rec.load = load_average();
 
-  const json* built = out.messages.size() > 0 ? &out.messages[0] : nullptr;
-  const json* done = out.messages.size() > 1 ? &out.messages[1] : nullptr;
   if (built) rec.build_time_s = built->value("build_time", 0.0);
-  if (done) rec.run_time_s = done->value("run_time", 0.0);
+  if (done) {
+    rec.run_time_s = done->value("run_time", 0.0);
+    rec.build_time_s += done->value("build_time", 0.0);  // an also_on device it was compiled again for
+  }
   auto error = [&](ErrorCode e, std::string msg) {
     rec.error = e;
     rec.error_msg = clip(std::move(msg));
@@ -270,8 +306,18 @@ struct Slot {
 }  // namespace
 
 Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
-                                     const std::function<Status(size_t, Record)>& on_record) const {
+                                     const std::function<Status(size_t, Record)>& on_record,
+                                     const std::function<Status(size_t, size_t, Record)>& on_also) const {
   if (options_.build_jobs < 1) return Status::InvalidArgument("build_jobs must be at least 1");
+  for (const Device& d : options_.also_on)
+    if (d.target != device_.target || d.threads < 1 || d.threads > device_.threads)
+      return Status::InvalidArgument("also timing on " + d.key() + " needs the target of " + device_.key() +
+                                     " and at most its " + std::to_string(device_.threads) + " thread(s)");
+  // Timing a candidate includes its timings on the also_on devices.
+  const double run_timeout_s = options_.run_timeout_s * static_cast<double>(1 + options_.also_on.size());
+  auto has_done = [](const std::vector<json>& msgs) {
+    return std::any_of(msgs.begin(), msgs.end(), [](const json& m) { return m.value("stage", "") == "done"; });
+  };
   for (const Candidate& c : candidates) {
     Status warm = c.provider->warm_up(device_.target);
     if (!warm.ok()) return warm.WithContext("warming up the " + c.provider->name() + " compiler");
@@ -296,6 +342,8 @@ Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
       (void)pin_current_thread(where);
       std::unique_ptr<kernels::Kernel> kernel = compile_stage(c, send);
       if (!kernel || receive() != 'g') return;
+      // Fewer threads first: nothing the main timing starts (thread pools) is left running then.
+      also_stage(c, *kernel, send);
       (void)pin_current_thread(cpus.timing);
       run_stage(*kernel, send);
     });
@@ -323,7 +371,19 @@ Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
       set_stopped(false);
     }
     WorkerOutcome out = s.worker->finish(kill);
-    return on_record(s.index, record_from(candidates[s.index], out));
+    const Candidate& c = candidates[s.index];
+    TP_RETURN_IF_ERROR(on_record(s.index, record_from(c, out)));
+    if (out.messages.empty() || out.messages[0].contains("error") || !on_also) return Status::Ok();
+    // A record per also_on device timed, and one for the device its worker ended on, if it did.
+    for (size_t j = 0; j < options_.also_on.size(); ++j) {
+      const json* also = nullptr;
+      for (const json& m : out.messages)
+        if (m.value("stage", "") == "also" && m.value("device", size_t{0}) == j) also = &m;
+      if (also == nullptr && has_done(out.messages)) break;  // the worker did not get that far
+      TP_RETURN_IF_ERROR(on_also(s.index, j, make_record(c, options_.also_on[j], &out.messages[0], also, out)));
+      if (also == nullptr) break;
+    }
+    return Status::Ok();
   };
 
   while (next < candidates.size() || !slots.empty()) {
@@ -372,7 +432,7 @@ Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
         if (s.stopped_at) continue;  // no deadline while stopped
         wait_s = std::min(wait_s, options_.build_timeout_s - (elapsed - s.stopped_s));
       } else if (s.state == Slot::State::kTiming) {
-        wait_s = std::min(wait_s, options_.run_timeout_s - elapsed);
+        wait_s = std::min(wait_s, run_timeout_s - elapsed);
       }
     }
     if (!fds.empty()) {
@@ -401,10 +461,11 @@ Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
       bool build_error = !msgs.empty() && msgs[0].contains("error");
       double elapsed = std::chrono::duration<double>(Clock::now() - s.phase_start).count();
       bool late = (compiling(s) && !s.stopped_at && elapsed - s.stopped_s > options_.build_timeout_s) ||
-                  (s.state == Slot::State::kTiming && elapsed > options_.run_timeout_s);
-      if (s.worker->closed() || build_error || late || msgs.size() >= 2) {
+                  (s.state == Slot::State::kTiming && elapsed > run_timeout_s);
+      const bool done = has_done(msgs);
+      if (s.worker->closed() || build_error || late || done) {
         if (s.stopped_at) s.worker->resume();
-        TP_RETURN_IF_ERROR(finish(k, late && !s.worker->closed() && msgs.size() < 2 && !build_error));
+        TP_RETURN_IF_ERROR(finish(k, late && !s.worker->closed() && !done && !build_error));
       }
     }
   }

@@ -42,6 +42,12 @@ struct MeasureOptions {
   // measure_batch: how many candidates compile at once, ahead of the one being timed (see CpuPlan
   // for where). REQUIRES: >= 1.
   int build_jobs = 1;
+  // measure_batch: right after a candidate is timed on the runner's device, the same compiled kernel
+  // is timed again as it runs on each of these devices (the same target, fewer threads: the 1-thread
+  // device of a 2-thread one), so one compile serves several devices. A Halide kernel takes another
+  // thread count without compiling (Kernel::instance_with_threads); other kernels are compiled again
+  // for it, which for oneDNN costs milliseconds. Nothing is timed there after a failed candidate.
+  std::vector<Device> also_on;
 };
 
 struct WorkerOutcome;  // worker.h, private to measure/
@@ -81,16 +87,29 @@ class WorkloadRunner {
   // provider's compiler for the device's target in this process (Provider::warm_up), so workers
   // inherit it. Errors: the first non-OK status on_record returns (the remaining workers are killed
   // and no more records are made).
+  // With options.also_on, on_also(i, j, record) gets candidate i's record on also_on[j], after
+  // on_record(i, ...). Errors also: an also_on device of another target or with more threads than
+  // the runner's (InvalidArgument).
   Status measure_batch(const std::vector<Candidate>& candidates,
-                       const std::function<Status(size_t, Record)>& on_record) const;
+                       const std::function<Status(size_t, Record)>& on_record,
+                       const std::function<Status(size_t, size_t, Record)>& on_also = {}) const;
 
  private:
   WorkloadRunner(const ir::Workload& workload, const Device& device, const MeasureOptions& options);
   // A record for `c` from how its worker ended (the stage protocol of measure()).
   Record record_from(const Candidate& c, const WorkerOutcome& out) const;
+  // The record of `c` on `device` from the worker's "built" message and the message that ended its
+  // timing there (null: the worker ended before it came; its ending says why).
+  Record make_record(const Candidate& c, const Device& device, const nlohmann::json* built,
+                     const nlohmann::json* done, const WorkerOutcome& out) const;
   // The worker's stages: compile (sends "built"), then check and time (sends "done").
   std::unique_ptr<kernels::Kernel> compile_stage(const Candidate& c, const std::function<void(const nlohmann::json&)>& send) const;
-  void run_stage(kernels::Kernel& kernel, const std::function<void(const nlohmann::json&)>& send) const;
+  // Checks and times `kernel`; sends `message` completed with "costs" or "error".
+  void run_stage(kernels::Kernel& kernel, const std::function<void(const nlohmann::json&)>& send,
+                 nlohmann::json message = {{"stage", "done"}}) const;
+  // Before the main timing: times `kernel`'s code on each also_on device, one "also" message each.
+  void also_stage(const Candidate& c, const kernels::Kernel& kernel,
+                  const std::function<void(const nlohmann::json&)>& send) const;
 
   ir::Workload workload_;
   Device device_;

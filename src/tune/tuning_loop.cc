@@ -326,6 +326,27 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
       scheduler.exhaust(*pick);
       continue;
     }
+    // The also_on devices' records of this task already stored: not written twice.
+    std::set<std::string> also_known;
+    for (const measure::Device& d : options.measure.also_on) {
+      db::ScanFilter filter;
+      filter.workload_key = t.workload().key();
+      filter.device_key = d.key();
+      filter.format = db::RecordFormat::kNative;
+      filter.with_config = false;
+      TP_RETURN_IF_ERROR(store.scan(filter, [&](const db::StoredRecord& s) -> Status {
+        if (auto r = measure::record_from_line(s.line); r.ok())
+          also_known.insert(measure::point_key(r->workload_key, r->device_key, r->provider, r->config));
+        return Status::Ok();
+      }));
+    }
+    auto on_also = [&](size_t, size_t, measure::Record r) -> Status {
+      if (!also_known.insert(measure::point_key(r.workload_key, r.device_key, r.provider, r.config)).second)
+        return Status::Ok();
+      TP_RETURN_IF_ERROR(sink.write(r));
+      ++report.also_measured;
+      return Status::Ok();
+    };
     int64_t measured = 0;
     TP_RETURN_IF_ERROR((*runner)->measure_batch(batch, [&](size_t, measure::Record r) -> Status {
       TP_RETURN_IF_ERROR(sink.write(r));
@@ -338,7 +359,7 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
       report.run_s += r.run_time_s;
       t.observe(r);
       return Status::Ok();
-    }));
+    }, on_also));
     auto told = Clock::now();
     t.flush_all();
     report.tuner_s += seconds_since(told);

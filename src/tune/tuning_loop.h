@@ -9,6 +9,10 @@
 // each large space (Halide's). Invalid configs (Provider::validate) and configs already measured are
 // never measured and never count as trials.
 //
+// With measure.also_on (other thread counts of the device's ISA), each compiled candidate is timed
+// on those devices too and their records are stored (unless the store has that point already); they
+// are not trials of this run and the tuners do not see them: a dataset's second device for free.
+//
 // Resuming: the store's records of a task on this device count as its trials, are never measured
 // again, and are what its tuner starts from; the scheduler's early stopping sees them in order. So
 // a run killed at any point and started again continues where it stopped, and a second run with the
@@ -95,6 +99,7 @@ struct TuneReport {
   std::vector<TaskResult> tasks;
   int64_t measured = 0;  // in this run
   int64_t errors = 0;    // among those
+  int64_t also_measured = 0;  // records on TuneOptions::measure.also_on devices (not trials)
   int64_t known = 0;     // trials found in the store at the start
   double wall_s = 0, build_s = 0, run_s = 0;
   double tuner_s = 0;      // in the tuners: proposing (models, annealing), learning, loading transfer data

@@ -53,17 +53,20 @@ TEST(Splits, CrossModelHoldsOutEveryWorkloadOfTheNetwork) {
   EXPECT_EQ(splits[1].test, (std::vector<size_t>{1, 2}));
 }
 
-TEST(Splits, CrossDeviceTrainsOnAShareOfTheHeldOutDevice) {
+TEST(Splits, CrossDeviceFineTunesOnAShareOfTheHeldOutDevice) {
   std::vector<Sample> samples;
   for (int i = 0; i < 50; ++i) samples.push_back(at(static_cast<float>(i), 0, "w", "new"));
   for (int i = 0; i < 30; ++i) samples.push_back(at(static_cast<float>(i), 0, "w", "old"));
   for (Selection sel : {Selection::kKMeans, Selection::kRandom}) {
     Split s = cross_device_split(samples, "new", 0.1, sel, 7);
     EXPECT_EQ(s.test.size(), 45u);
-    EXPECT_EQ(s.train.size(), 35u);
+    EXPECT_EQ(s.train.size(), 30u);
+    EXPECT_EQ(s.fine_tune.size(), 5u);
+    for (size_t i : s.train) EXPECT_EQ(samples[i].device_key, "old");
     for (size_t i : s.test) EXPECT_EQ(samples[i].device_key, "new");
-    std::set<size_t> train(s.train.begin(), s.train.end());
-    for (size_t i : s.test) EXPECT_FALSE(train.count(i));
+    std::set<size_t> tuned(s.fine_tune.begin(), s.fine_tune.end());
+    for (size_t i : s.fine_tune) EXPECT_EQ(samples[i].device_key, "new");
+    for (size_t i : s.test) EXPECT_FALSE(tuned.count(i));
   }
   Split r = random_split(samples, 0.25, 3);
   EXPECT_EQ(r.test.size(), 20u);

@@ -161,5 +161,29 @@ TEST(ProviderContract, OneThreadHalideKernelsRunInTheCallerAndInstancesRunAtOnce
   }
 }
 
+// One compile serves several thread counts (the dataset's 1- and 2-thread devices): a 2-thread
+// Halide kernel gives a 1-thread instance of its code that runs in the caller and computes the same.
+TEST(ProviderContract, HalideKernelsGiveInstancesOfOtherThreadCounts) {
+  const ir::Workload w = testing::make_workload(ir::OpKind::kConv2d, {{1, 8, 12, 12}, {16, 8, 3, 3}},
+                                                {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  const Provider* halide = find_provider("halide").value();
+  CompileOptions o;
+  o.threads = 2;
+  Result<std::unique_ptr<Kernel>> compiled = halide->compile(w, halide->default_config(w), o);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  std::unique_ptr<Kernel> one = (*compiled)->instance_with_threads(1);
+  ASSERT_NE(one, nullptr);
+  EXPECT_EQ((*compiled)->instance_with_threads(0), nullptr);
+  std::mt19937_64 rng(2);
+  std::vector<HostTensor> in = testing::random_inputs(w, rng);
+  HostTensor want(w.output), got(w.output);
+  ASSERT_TRUE(run_reference(w, testing::pointers(in), want).ok());
+  const int before = threads_of_this_process();
+  ASSERT_TRUE(one->run(testing::pointers(in), got).ok());
+  EXPECT_EQ(threads_of_this_process(), before) << "the 1-thread instance started the JIT runtime's thread pool";
+  for (int64_t i = 0; i < want.num_elements(); ++i)
+    ASSERT_NEAR(got.f32()[i], want.f32()[i], 1e-3 + 1e-3 * std::abs(want.f32()[i])) << i;
+}
+
 }  // namespace
 }  // namespace tensorperf::kernels

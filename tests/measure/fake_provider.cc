@@ -1,6 +1,7 @@
 #include "fake_provider.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -16,8 +17,15 @@ namespace {
 
 class FakeKernel : public kernels::Kernel {
  public:
-  explicit FakeKernel(std::string behavior) : behavior_(std::move(behavior)) {}
+  FakeKernel(std::string behavior, int threads) : behavior_(std::move(behavior)), threads_(threads) {}
   Status run(const std::vector<const kernels::HostTensor*>& inputs, kernels::HostTensor& output) override {
+    if (behavior_ == "pinned" || behavior_ == "pinned_in_code") {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      if (::sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) != threads_)
+        return Status::Internal("fake kernel of " + std::to_string(threads_) + " thread(s) runs on " +
+                                std::to_string(CPU_COUNT(&set)) + " CPU(s)");
+    }
     const float* x = inputs[0]->f32();
     float* y = output.f32();
     const int64_t n = output.num_elements();
@@ -41,9 +49,14 @@ class FakeKernel : public kernels::Kernel {
     }
     return Status::Ok();
   }
+  std::unique_ptr<Kernel> instance_with_threads(int threads) const override {
+    if (behavior_ == "pinned_in_code") return nullptr;
+    return std::make_unique<FakeKernel>(behavior_, threads);
+  }
 
  private:
   std::string behavior_;
+  int threads_;
 };
 
 }  // namespace
@@ -60,8 +73,9 @@ Status FakeProvider::validate(const ir::Workload&, const kernels::Config& c) con
 }
 
 Result<std::unique_ptr<kernels::Kernel>> FakeProvider::compile(const ir::Workload& w, const kernels::Config& c,
-                                                               const kernels::CompileOptions&) const {
+                                                               const kernels::CompileOptions& options) const {
   TP_RETURN_IF_ERROR(validate(w, c));
+  __atomic_add_fetch(&fake_shared().compiles, 1, __ATOMIC_SEQ_CST);
   std::string b = c.knobs.value("behavior", "ok");
   if (b == "compile_slow") {
     FakeShared& s = fake_shared();
@@ -77,7 +91,7 @@ Result<std::unique_ptr<kernels::Kernel>> FakeProvider::compile(const ir::Workloa
   if (b == "compile_abort") std::abort();
   if (b == "compile_hang")
     while (true) ::pause();
-  return std::unique_ptr<kernels::Kernel>(new FakeKernel(b));
+  return std::unique_ptr<kernels::Kernel>(new FakeKernel(b, options.threads));
 }
 
 FakeShared& fake_shared() {

@@ -15,7 +15,10 @@ namespace tensorperf::measure::testing {
 // "run_error" (run returns an error), "crash" (SIGSEGV in run), "out_of_bounds" (writes far past
 // the output), "hang" (run never returns), "wrong" (wrong output), "throw" (run throws),
 // "compile_slow" (compile takes 100 ms and counts how many compiles run at once, in FakeShared),
-// "exclusive" (each run holds an exclusive lock for 1 ms and fails if another fake run holds it).
+// "exclusive" (each run holds an exclusive lock for 1 ms and fails if another fake run holds it),
+// "pinned" (run fails unless the calling thread may use exactly as many CPUs as the kernel's thread
+// count), "pinned_in_code" (the same, and its thread count is in its code: no instance_with_threads).
+// Every other kernel gives instances of other thread counts without compiling.
 class FakeProvider : public kernels::Provider {
  public:
   std::string name() const override { return "fake"; }
@@ -38,6 +41,7 @@ class FakeProvider : public kernels::Provider {
 struct FakeShared {
   int compiling = 0;          // compiles running now ("compile_slow")
   int max_compiling = 0;      // the most seen at once
+  int compiles = 0;           // compile() calls that passed validation
 };
 // Maps the block on first use: call it (e.g. via reset_fake_shared) before any worker is forked.
 FakeShared& fake_shared();

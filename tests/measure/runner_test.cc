@@ -193,6 +193,81 @@ TEST_F(RunnerTest, BatchCompilesAsManyAheadAsBuildJobs) {
   }
 }
 
+// One compile serves several thread counts: each candidate is timed on the runner's device and on
+// every also_on device, each timing pinned to its own thread count, each a record of its device.
+TEST_F(RunnerTest, BatchTimesEachCompileOnTheAlsoDevicesToo) {
+  const int cpus = static_cast<int>(pinned_cpus(1 << 16).size());
+  if (cpus < 2) GTEST_SKIP() << "needs 2 CPUs";
+  Device two = *device_;
+  two.threads = 2;
+  Device one = *device_;
+  one.threads = 1;
+  ASSERT_NE(one.key(), two.key());
+  for (const std::string behavior : {"pinned", "pinned_in_code"}) {
+    reset_fake_shared();
+    MeasureOptions o = options();
+    o.build_jobs = 2;
+    o.also_on = {one};
+    auto runner = WorkloadRunner::create(relu_workload(), two, o);
+    ASSERT_TRUE(runner.ok()) << runner.status().message();
+    std::vector<Candidate> batch = {{&provider_, fake_config(behavior)},
+                                    {&provider_, fake_config("wrong")},
+                                    {&provider_, fake_config("bad_knob")},
+                                    {&provider_, fake_config(behavior)}};
+    std::vector<std::optional<Record>> main(batch.size()), also(batch.size());
+    Status s = (*runner)->measure_batch(
+        batch,
+        [&](size_t i, Record r) {
+          main[i] = std::move(r);
+          return Status::Ok();
+        },
+        [&](size_t i, size_t j, Record r) {
+          EXPECT_EQ(j, 0u);
+          EXPECT_TRUE(main[i].has_value()) << "the also record came before the main one";
+          EXPECT_FALSE(also[i].has_value()) << "candidate " << i << " reported twice";
+          also[i] = std::move(r);
+          return Status::Ok();
+        });
+    ASSERT_TRUE(s.ok()) << s.message();
+    for (size_t i : {size_t{0}, size_t{3}}) {
+      ASSERT_TRUE(main[i] && also[i]) << behavior;
+      EXPECT_TRUE(main[i]->ok()) << behavior << ": " << main[i]->error_msg;
+      EXPECT_TRUE(also[i]->ok()) << behavior << ": " << also[i]->error_msg;
+      EXPECT_EQ(main[i]->device_key, two.key());
+      EXPECT_EQ(also[i]->device_key, one.key());
+      EXPECT_EQ(also[i]->costs.size(), 3u);
+      EXPECT_EQ(also[i]->config, main[i]->config);
+    }
+    // A wrong kernel is wrong on either device; a config that does not compile is timed nowhere.
+    ASSERT_TRUE(main[1] && also[1]);
+    EXPECT_EQ(main[1]->error, ErrorCode::kWrongAnswerError);
+    EXPECT_EQ(also[1]->error, ErrorCode::kWrongAnswerError);
+    ASSERT_TRUE(main[2].has_value());
+    EXPECT_EQ(main[2]->error, ErrorCode::kInstantiationError);
+    EXPECT_FALSE(also[2].has_value());
+    // Three candidates compile; a kernel with its thread count in the code compiles again for the
+    // 1-thread device (the two pinned_in_code ones; "wrong" gives an instance).
+    EXPECT_EQ(fake_shared().compiles, behavior == "pinned" ? 3 : 5) << behavior;
+  }
+}
+
+TEST_F(RunnerTest, BatchRefusesAlsoDevicesItCannotServe) {
+  Device one = *device_;
+  one.threads = 1;
+  Device more = one;
+  more.threads = 2;
+  Device other_isa = one;
+  other_isa.target = device_->target + "-another";
+  for (const Device& d : {more, other_isa}) {
+    MeasureOptions o = options();
+    o.also_on = {d};
+    auto runner = WorkloadRunner::create(relu_workload(), one, o);
+    ASSERT_TRUE(runner.ok());
+    Status s = (*runner)->measure_batch({{&provider_, fake_config("ok")}}, [](size_t, Record) { return Status::Ok(); });
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << d.key();
+  }
+}
+
 TEST_F(RunnerTest, BatchStopsAtTheFirstFailingCallback) {
   auto runner = WorkloadRunner::create(relu_workload(), *device_, options());
   ASSERT_TRUE(runner.ok());

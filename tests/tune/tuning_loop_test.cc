@@ -195,6 +195,68 @@ TEST_F(TuningLoopTest, ASecondRunWithTheSameBudgetMeasuresNothing) {
   EXPECT_EQ(more->measured, 16);
 }
 
+// --also-threads: each compile of the 2-thread run is timed at 1 thread too and stored under the
+// 1-thread device, never twice; those records are not trials, and a 1-thread run then finds its
+// budget done.
+TEST_F(TuningLoopTest, AlsoDevicesGetARecordOfEveryCompileOnce) {
+  if (measure::pinned_cpus(1 << 16).size() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  measure::Device two = device_, one = device_;
+  two.threads = 2;
+  one.threads = 1;
+  auto run_on = [&](const measure::Device& d, TuneOptions o) -> Result<TuneReport> {
+    auto store = db::open_store(db(), db::OpenMode::kCreate);
+    if (!store.ok()) return store.status();
+    db::DbRecordSink sink(**store);
+    return tune({{measure::testing::relu_workload(), 2}}, {&synthetic_}, d, o, **store, sink);
+  };
+  auto records_on = [&](const measure::Device& d) {
+    std::set<std::string> configs;
+    int n = 0;
+    auto store = db::open_store(db(), db::OpenMode::kExisting);
+    EXPECT_TRUE(store.ok());
+    db::ScanFilter f;
+    f.device_key = d.key();
+    EXPECT_TRUE((*store)
+                    ->scan(f, [&](const db::StoredRecord& s) {
+                      auto r = measure::record_from_line(s.line);
+                      EXPECT_TRUE(r.ok() && r->ok()) << s.line;
+                      configs.insert(r->config.dump());
+                      ++n;
+                      return Status::Ok();
+                    })
+                    .ok());
+    return std::make_pair(n, configs);
+  };
+  // The 1-thread device holds the default config already: the 2-thread run measures it too, and
+  // its 1-thread timing is not stored a second time.
+  auto seeded = run_on(one, options(1));
+  ASSERT_TRUE(seeded.ok()) << seeded.status().message();
+  ASSERT_EQ(records_on(one).first, 1);
+  TuneOptions o = options(24);
+  o.measure.also_on = {one};
+  auto first = run_on(two, o);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->measured, 24);
+  EXPECT_EQ(first->tasks[0].trials, 24);
+  EXPECT_EQ(first->also_measured, 23);
+  const auto [n2, configs2] = records_on(two);
+  const auto [n1, configs1] = records_on(one);
+  EXPECT_EQ(n2, 24);
+  EXPECT_EQ(n1, 24);
+  EXPECT_EQ(configs1, configs2);
+  // The 1-thread device's budget is already met; more 2-thread trials add only new points there.
+  auto narrow = run_on(one, options(24));
+  ASSERT_TRUE(narrow.ok());
+  EXPECT_EQ(narrow->measured, 0);
+  EXPECT_EQ(narrow->known, 24);
+  o.trials = 32;
+  auto more = run_on(two, o);
+  ASSERT_TRUE(more.ok());
+  EXPECT_EQ(more->measured, 8);
+  EXPECT_EQ(more->also_measured, 8);
+  EXPECT_EQ(records_on(one).first, 32);
+}
+
 TEST_F(TuningLoopTest, AKilledRunResumesWithoutLosingOrRepeatingAMeasurement) {
   // The first run, in a child process, is killed with SIGKILL once the store holds some records.
   ASSERT_TRUE(db::open_store(db(), db::OpenMode::kCreate).ok());

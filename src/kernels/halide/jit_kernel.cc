@@ -49,6 +49,7 @@ struct CompiledPipeline {
   Halide::Pipeline pipeline;
   Halide::Target target;
   int threads;
+  bool threads_in_code;  // the schedule was derived for `threads` (an autoscheduler's)
 };
 
 class JitKernel final : public Kernel {
@@ -88,6 +89,13 @@ class JitKernel final : public Kernel {
   }
 
   std::unique_ptr<Kernel> new_instance() const override { return std::make_unique<JitKernel>(code_); }
+  std::unique_ptr<Kernel> instance_with_threads(int threads) const override {
+    if (threads < 1 || (code_->threads_in_code && threads != code_->threads)) return nullptr;
+    if (threads == code_->threads) return new_instance();
+    auto code = std::make_shared<CompiledPipeline>(*code_);  // the same JIT code (Pipeline is a handle)
+    code->threads = threads;
+    return std::make_unique<JitKernel>(std::move(code));
+  }
 
  private:
   std::shared_ptr<CompiledPipeline> code_;
@@ -133,7 +141,7 @@ Result<std::unique_ptr<Kernel>> compile_program(Program program, const CompileOp
     if (prepare) prepare(pipeline, target);
     pipeline.compile_jit(target);
     return std::unique_ptr<Kernel>(new JitKernel(std::make_shared<CompiledPipeline>(
-        CompiledPipeline{std::move(program), std::move(pipeline), target, options.threads})));
+        CompiledPipeline{std::move(program), std::move(pipeline), target, options.threads, static_cast<bool>(prepare)})));
   } catch (const Halide::CompileError& e) {
     return Status::InvalidArgument(std::string("schedule does not compile: ") + e.what());
   } catch (const Halide::Error& e) {

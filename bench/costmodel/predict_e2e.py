@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""Whole-model prediction against the real run (`make bench`, or run alone): for every zoo model at
+batch 1 and 8 on this machine, `tensorperf predict --compare` predicts the latency of the configs the
+executor would choose (the database's best known ones, else defaults) with a cost model trained on
+the measurement dataset, then runs the model (`tensorperf run`, median of --repeat runs) and
+reports the error. Also beside it: the sum of the run's own per-kernel times, which shows how much
+of the error is the per-op predictions and how much is what a graph adds (layout conversions, cache
+state between operators, views).
+
+The cost model is trained once (`tensorperf eval --split random --save`) on the dataset database
+and kept under --out; each model's result is kept in --out/predict_e2e.json, so an interrupted run
+continues. Prints a table; writes predict_e2e.png (predicted vs measured).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench/e2e"))
+import e2e_bench  # noqa: E402  (print_table, plot)
+
+MODELS = ["resnet18", "resnet50", "vgg16", "inception_v3", "squeezenet1_1", "mobilenet_v2", "nasnet_a_mobile",
+          "randwire", "bert_base"]
+
+
+def log(msg):
+    print("predict_e2e: " + msg, file=sys.stderr, flush=True)
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("predict_e2e: %s failed (exit %d): %s" % (" ".join(cmd[:4]), p.returncode, p.stderr.strip()[-2000:]))
+    return p.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench/costmodel/out"))
+    ap.add_argument("--db", default=os.path.join(ROOT, "build/dataset/dataset.db"),
+                    help="the dataset database (made from data/measurements/ when missing)")
+    ap.add_argument("--cost-model", default="xgb")
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--batches", default="1,8")
+    ap.add_argument("--repeat", type=int, default=20, help="whole runs timed per model")
+    ap.add_argument("--threads", type=int, default=0, help="threads per kernel (default: every CPU)")
+    ap.add_argument("--from-json", action="store_true", help="only print what --out/predict_e2e.json holds")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    tp = os.path.join(a.build, "tensorperf")
+    results_path = os.path.join(a.out, "predict_e2e.json")
+    results = json.load(open(results_path)) if os.path.exists(results_path) else {}
+    if a.from_json:
+        return report(a, results)
+
+    if not os.path.exists(a.db):
+        log("importing data/measurements into %s" % a.db)
+        os.makedirs(os.path.dirname(a.db), exist_ok=True)
+        run([tp, "db", "init", "--db", a.db])
+        files = sorted(os.path.join(ROOT, "data/measurements", f) for f in os.listdir(os.path.join(ROOT, "data/measurements"))
+                       if f.endswith(".jsonl.zst"))
+        run([tp, "db", "import", "--db", a.db] + files)
+    model_file = os.path.join(a.out, "%s.tpcm" % a.cost_model)
+    if not os.path.exists(model_file):
+        log("training %s on %s (every record; a random split's errors printed for reference)" % (a.cost_model, a.db))
+        t = time.time()
+        out = run([tp, "eval", "--db", a.db, "--devices", os.path.join(ROOT, "data/measurements"), "--cost-model",
+                   a.cost_model, "--split", "random", "--threads", str(max(1, a.threads or os.cpu_count())),
+                   "--save", model_file + ".tmp", "--json"])
+        os.replace(model_file + ".tmp", model_file)
+        split = json.loads(out)["splits"][0]
+        log("trained in %.0f s; random split MAPE %.1f%%" % (time.time() - t, 100 * split["mape"]))
+
+    threads = ["--threads", str(a.threads)] if a.threads else []
+    for batch in [int(b) for b in a.batches.split(",")]:
+        for m in a.models.split(","):
+            key = "%s b%d" % (m, batch)
+            if key in results:
+                continue
+            log("%s: predict and run (%d runs)" % (key, a.repeat))
+            t = time.time()
+            out = run([tp, "predict", "--model", m, "--batch", str(batch), "--cost-model", model_file, "--db", a.db,
+                       "--compare", "--repeat", str(a.repeat), "--json"] + threads)
+            r = json.loads(out)
+            results[key] = {k: r[k] for k in ("model", "batch", "device", "predicted_ms", "measured_ms",
+                                               "measured_kernels_ms", "error")}
+            results[key]["sources"] = {}
+            for op in r["ops"]:
+                results[key]["sources"][op["source"]] = results[key]["sources"].get(op["source"], 0) + 1
+            with open(results_path + ".tmp", "w") as f:
+                json.dump(results, f, indent=1)
+            os.replace(results_path + ".tmp", results_path)
+            log("%s: predicted %.2f ms, ran %.2f ms (%+.1f%%) in %.0f s" % (key, r["predicted_ms"], r["measured_ms"],
+                                                                         100 * r["error"], time.time() - t))
+    report(a, results)
+
+
+def report(a, results):
+    rows, errors = [], []
+    for key, r in results.items():
+        kernels_err = (r["predicted_ms"] - r["measured_kernels_ms"]) / r["measured_kernels_ms"]
+        graph_gap = (r["measured_ms"] - r["measured_kernels_ms"]) / r["measured_ms"]
+        errors.append(abs(r["error"]))
+        rows.append([key, "%.2f" % r["predicted_ms"], "%.2f" % r["measured_ms"], "%+.1f%%" % (100 * r["error"]),
+                     "yes" if abs(r["error"]) <= 0.10 else "no", "%.2f" % r["measured_kernels_ms"],
+                     "%+.1f%%" % (100 * kernels_err), "%+.1f%%" % (100 * graph_gap),
+                     " ".join("%s %d" % kv for kv in sorted(r.get("sources", {}).items()))])
+    if not rows:
+        print("predict_e2e: no results yet")
+        return
+    device = next(iter(results.values()))["device"]
+    print("Whole-model prediction vs `tensorperf run` on %s (cost model %s; run: median of the runs)" %
+          (device, a.cost_model))
+    e2e_bench.print_table(["model", "predicted ms", "run ms", "error", "within 10%", "run's kernels ms",
+                           "vs kernels", "graph overhead", "configs (ops)"], rows)
+    print("\nwithin 10%%: %d of %d; median |error| %.1f%%, worst %.1f%%" %
+          (sum(e <= 0.10 for e in errors), len(errors), 100 * statistics.median(errors), 100 * max(errors)))
+    series = {}
+    for key, r in results.items():
+        s = series.setdefault("batch %d" % r["batch"], {"label": "batch %d" % r["batch"], "x": [], "y": []})
+        s["x"].append(r["measured_ms"])
+        s["y"].append(r["predicted_ms"])
+    e2e_bench.plot("Whole-model latency: predicted vs run (%s)" % device,
+                   [{"kind": "scatter", "title": "", "xlabel": "run (ms)", "ylabel": "predicted (ms)", "logx": True,
+                     "logy": True, "diagonal": True, "series": list(series.values())}], a.out, "predict_e2e")
+
+
+if __name__ == "__main__":
+    main()
