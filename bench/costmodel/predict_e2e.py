@@ -125,8 +125,8 @@ def report(a, results):
         s = series.setdefault("batch %d" % r["batch"], {"label": "batch %d" % r["batch"], "x": [], "y": []})
         s["x"].append(r["measured_ms"])
         s["y"].append(r["predicted_ms"])
-    e2e_bench.plot("Whole-model latency: predicted vs run (%s)" % device,
-                   [{"kind": "scatter", "title": "", "xlabel": "run (ms)", "ylabel": "predicted (ms)", "logx": True,
+    e2e_bench.plot("Whole-model latency, predicted vs run",
+                   [{"kind": "scatter", "title": "%s, cost model %s" % (device, a.cost_model), "xlabel": "run (ms)", "ylabel": "predicted (ms)", "logx": True,
                      "logy": True, "diagonal": True, "series": list(series.values())}], a.out, "predict_e2e")
 
 

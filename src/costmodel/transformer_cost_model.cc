@@ -214,15 +214,24 @@ class TransformerCostModel final : public CostModel {
     TP_RETURN_IF_ERROR(check(samples));
     torch::NoGradGuard no_grad;
     torch::set_num_threads(options_.threads);
-    std::vector<double> out;
-    for (size_t b = 0; b < samples.size(); b += 512) {
-      const size_t end = std::min(samples.size(), b + 512);
-      Batch in = standardized(raw_batch(samples, b, end));
+    // Batches of programs with similar leaf counts: the encoder runs at each batch's widest program,
+    // so a batch mixing 1-leaf and 32-leaf programs would mostly compute padding.
+    std::vector<size_t> order(samples.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return std::min(samples[a].leaves.size(), static_cast<size_t>(kMaxLeaves)) <
+             std::min(samples[b].leaves.size(), static_cast<size_t>(kMaxLeaves));
+    });
+    std::vector<double> out(samples.size());
+    for (size_t b = 0; b < order.size(); b += 512) {
+      const std::span<const size_t> rows(order.data() + b, std::min(order.size(), b + 512) - b);
+      Batch in = standardized(raw_batch(samples, rows));
       torch::Tensor s = inverse_box_cox(net_->forward(in.leaves, in.preorder, in.depths, in.pad, in.program, in.device) *
                                             y_scale_ +
                                         y_mean_)
                             .contiguous();
-      for (int64_t i = 0; i < s.size(0); ++i) out.push_back(static_cast<double>(s[i].item<float>()));
+      const float* v = s.data_ptr<float>();
+      for (size_t i = 0; i < rows.size(); ++i) out[rows[i]] = static_cast<double>(v[i]);
     }
     return out;
   }
@@ -272,18 +281,24 @@ class TransformerCostModel final : public CostModel {
 
   // Padded to the most leaves any of the samples has (at least one).
   Batch raw_batch(std::span<const Sample> samples, size_t begin, size_t end) const {
-    const int64_t b = static_cast<int64_t>(end - begin), f = static_cast<int64_t>(leaf_width());
+    std::vector<size_t> rows(end - begin);
+    std::iota(rows.begin(), rows.end(), begin);
+    return raw_batch(samples, rows);
+  }
+  // The samples at `rows`, in that order.
+  Batch raw_batch(std::span<const Sample> samples, std::span<const size_t> rows) const {
+    const int64_t b = static_cast<int64_t>(rows.size()), f = static_cast<int64_t>(leaf_width());
     if (b == 0) return Batch{};
     int64_t width = 1;
-    for (size_t k = begin; k < end; ++k)
+    for (size_t k : rows)
       width = std::max<int64_t>(width, std::min<int64_t>(kMaxLeaves, static_cast<int64_t>(samples[k].leaves.size())));
     std::vector<float> leaves(static_cast<size_t>(b * width * f), 0.0f), preorder(static_cast<size_t>(b * width), 0.0f);
     std::vector<int64_t> depths(static_cast<size_t>(b * width), 0);
     std::vector<uint8_t> pad(static_cast<size_t>(b * width), 1);
     std::vector<float> program, device;
-    for (size_t k = begin; k < end; ++k) {
-      const Sample& s = samples[k];
-      const int64_t row = static_cast<int64_t>(k - begin);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const Sample& s = samples[rows[r]];
+      const int64_t row = static_cast<int64_t>(r);
       std::vector<size_t> chosen = chosen_leaves(s, flops_col_, bytes_col_);
       if (chosen.empty()) pad[static_cast<size_t>(row * width)] = 0;  // one zero leaf
       for (size_t j = 0; j < chosen.size(); ++j) {

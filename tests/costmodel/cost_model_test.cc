@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "costmodel/metrics.h"
+#include "features/leaf_features.h"
 #include "features/program_features.h"
 #include "measure/device.h"
 
@@ -142,6 +143,36 @@ TEST(CostModel, TransformerWithTheMomentRegulariserStillLearns) {
   ASSERT_TRUE(p.ok() && q.ok());
   EXPECT_NE(*p, *q);
   EXPECT_LT(evaluate(*q, seconds_of(test), groups_of(test)).mape, 0.25);
+}
+
+// The transformer batches programs by leaf count: each prediction is the one the program gets alone.
+TEST(CostModel, TransformerPredictionsDoNotDependOnTheBatch) {
+  std::vector<Sample> samples = synthetic(300, 14);
+  std::mt19937_64 rng(15);
+  std::uniform_int_distribution<int> count(0, 40);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (Sample& s : samples) {
+    const int n = count(rng);
+    for (int i = 0; i < n; ++i) {
+      std::vector<float> leaf(features::leaf_feature_names().size());
+      for (float& v : leaf) v = u(rng);
+      s.leaves.push_back(std::move(leaf));
+      s.positions.push_back({i + 1, 1 + i % 3, 0});
+    }
+  }
+  CostModelOptions o;
+  o.epochs = 2;
+  auto model = make_cost_model("transformer", o);
+  ASSERT_TRUE(model.ok());
+  ASSERT_TRUE((*model)->fit(samples).ok());
+  auto together = (*model)->predict(samples);
+  ASSERT_TRUE(together.ok()) << together.status().ToString();
+  for (size_t i = 0; i < samples.size(); i += 7) {
+    auto alone = (*model)->predict(std::span<const Sample>(&samples[i], 1));
+    ASSERT_TRUE(alone.ok());
+    EXPECT_NEAR((*together)[i], (*alone)[0], 1e-4 * (*alone)[0]) << "sample " << i << " with " << samples[i].leaves.size()
+                                                                 << " leaves";
+  }
 }
 
 TEST_P(EveryCostModel, FitAndPredictCheckTheirInput) {
