@@ -35,6 +35,19 @@ Status set(BoosterHandle b, const std::string& name, const std::string& value) {
   return Status::Ok();
 }
 
+// The tree and runtime parameters of `options` (everything but the objective).
+Status set_tree_params(BoosterHandle b, const GbdtOptions& options) {
+  TP_RETURN_IF_ERROR(set(b, "max_depth", std::to_string(options.max_depth)));
+  TP_RETURN_IF_ERROR(set(b, "eta", std::to_string(options.eta)));
+  TP_RETURN_IF_ERROR(set(b, "subsample", std::to_string(options.subsample)));
+  TP_RETURN_IF_ERROR(set(b, "min_child_weight", std::to_string(options.min_child_weight)));
+  TP_RETURN_IF_ERROR(set(b, "nthread", std::to_string(options.threads)));
+  // XGBoost's seed is a signed 64-bit integer.
+  TP_RETURN_IF_ERROR(set(b, "seed", std::to_string(options.seed & 0x7fffffffffffffffull)));
+  TP_RETURN_IF_ERROR(set(b, "verbosity", "0"));
+  return set(b, "tree_method", "hist");
+}
+
 }  // namespace
 
 Gbdt::~Gbdt() {
@@ -79,15 +92,7 @@ Result<Gbdt> Gbdt::train(const Matrix& x, std::span<const float> labels, std::sp
   if (XGBoosterCreate(handles, 1, &model.booster_) != 0) return xgb_error("creating a booster");
   model.features_ = x.cols;
   TP_RETURN_IF_ERROR(set(model.booster_, "objective", options.objective));
-  TP_RETURN_IF_ERROR(set(model.booster_, "max_depth", std::to_string(options.max_depth)));
-  TP_RETURN_IF_ERROR(set(model.booster_, "eta", std::to_string(options.eta)));
-  TP_RETURN_IF_ERROR(set(model.booster_, "subsample", std::to_string(options.subsample)));
-  TP_RETURN_IF_ERROR(set(model.booster_, "min_child_weight", std::to_string(options.min_child_weight)));
-  TP_RETURN_IF_ERROR(set(model.booster_, "nthread", std::to_string(options.threads)));
-  // XGBoost's seed is a signed 64-bit integer.
-  TP_RETURN_IF_ERROR(set(model.booster_, "seed", std::to_string(options.seed & 0x7fffffffffffffffull)));
-  TP_RETURN_IF_ERROR(set(model.booster_, "verbosity", "0"));
-  TP_RETURN_IF_ERROR(set(model.booster_, "tree_method", "hist"));
+  TP_RETURN_IF_ERROR(set_tree_params(model.booster_, options));
   for (int i = 0; i < options.rounds; ++i)
     if (XGBoosterUpdateOneIter(model.booster_, i, d.get()) != 0) return xgb_error("boosting round " + std::to_string(i));
   return model;
@@ -109,14 +114,7 @@ Status Gbdt::boost_more(const Matrix& x, std::span<const float> labels, const Gb
   if (XGBoosterCreate(handles, 1, &more.booster_) != 0) return xgb_error("creating a booster");
   more.features_ = features_;
   if (XGBoosterLoadModelFromBuffer(more.booster_, bytes.data(), bytes.size()) != 0) return xgb_error("reloading the model");
-  TP_RETURN_IF_ERROR(set(more.booster_, "max_depth", std::to_string(options.max_depth)));
-  TP_RETURN_IF_ERROR(set(more.booster_, "eta", std::to_string(options.eta)));
-  TP_RETURN_IF_ERROR(set(more.booster_, "subsample", std::to_string(options.subsample)));
-  TP_RETURN_IF_ERROR(set(more.booster_, "min_child_weight", std::to_string(options.min_child_weight)));
-  TP_RETURN_IF_ERROR(set(more.booster_, "nthread", std::to_string(options.threads)));
-  TP_RETURN_IF_ERROR(set(more.booster_, "seed", std::to_string(options.seed & 0x7fffffffffffffffull)));
-  TP_RETURN_IF_ERROR(set(more.booster_, "verbosity", "0"));
-  TP_RETURN_IF_ERROR(set(more.booster_, "tree_method", "hist"));
+  TP_RETURN_IF_ERROR(set_tree_params(more.booster_, options));
   int done = 0;
   if (XGBoosterBoostedRounds(more.booster_, &done) != 0) return xgb_error("reading the model's rounds");
   for (int i = 0; i < options.rounds; ++i)
