@@ -19,9 +19,7 @@ class XgbCostModel final : public CostModel {
   Status fit(std::span<const Sample> train) override {
     TP_RETURN_IF_ERROR(check_training_set(train));
     TP_ASSIGN_OR_RETURN(Matrix x, matrix(train));
-    std::vector<float> labels;
-    labels.reserve(train.size());
-    for (const Sample& s : train) labels.push_back(static_cast<float>(std::log(s.seconds)));
+    const std::vector<float> labels = log_seconds(train);
     GbdtOptions o;
     o.objective = "reg:squarederror";
     o.rounds = 400;
@@ -42,9 +40,7 @@ class XgbCostModel final : public CostModel {
     if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
     TP_RETURN_IF_ERROR(check_training_set(more));
     TP_ASSIGN_OR_RETURN(Matrix x, matrix(more));
-    std::vector<float> labels;
-    labels.reserve(more.size());
-    for (const Sample& s : more) labels.push_back(static_cast<float>(std::log(s.seconds)));
+    const std::vector<float> labels = log_seconds(more);
     GbdtOptions o;
     o.rounds = 60;
     o.max_depth = 3;
@@ -85,6 +81,14 @@ class XgbCostModel final : public CostModel {
   }
 
  private:
+  // The regression target: ln(seconds).
+  static std::vector<float> log_seconds(std::span<const Sample> samples) {
+    std::vector<float> out;
+    out.reserve(samples.size());
+    for (const Sample& s : samples) out.push_back(static_cast<float>(std::log(s.seconds)));
+    return out;
+  }
+
   static Result<Matrix> matrix(std::span<const Sample> samples) {
     Matrix x;
     x.cols = row_width();

@@ -65,6 +65,17 @@ void enter_device(const Device& d) {
   if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) set(d.threads);
 }
 
+// provider.compile(), with an exception turned into an Internal error.
+Result<std::unique_ptr<kernels::Kernel>> compile_caught(const kernels::Provider& provider, const ir::Workload& w,
+                                                        const kernels::Config& config,
+                                                        const kernels::CompileOptions& options) {
+  try {
+    return provider.compile(w, config, options);
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("exception while compiling: ") + e.what());
+  }
+}
+
 std::string clip(std::string s, size_t n = 1500) {
   if (s.size() > n) s = s.substr(0, n) + "...";
   return s;
@@ -129,12 +140,8 @@ Result<std::unique_ptr<WorkloadRunner>> WorkloadRunner::create(const ir::Workloa
 
 std::unique_ptr<kernels::Kernel> WorkloadRunner::compile_stage(const Candidate& c, const SendFn& send) const {
   const double start = thread_cpu_seconds();
-  Result<std::unique_ptr<kernels::Kernel>> kernel = Status::Internal("not compiled");
-  try {
-    kernel = c.provider->compile(workload_, c.config, {device_.target, device_.threads});
-  } catch (const std::exception& e) {
-    kernel = Status::Internal(std::string("exception while compiling: ") + e.what());
-  }
+  Result<std::unique_ptr<kernels::Kernel>> kernel =
+      compile_caught(*c.provider, workload_, c.config, {device_.target, device_.threads});
   json built = {{"stage", "built"}, {"build_time", thread_cpu_seconds() - start}};
   if (!kernel.ok()) {
     bool bad_knob = kernel.status().code() == StatusCode::kInvalidArgument;
@@ -188,12 +195,8 @@ void WorkloadRunner::also_stage(const Candidate& c, const kernels::Kernel& kerne
     std::unique_ptr<kernels::Kernel> other = kernel.instance_with_threads(d.threads);
     if (!other) {  // the thread count is in the code: compile for it
       const double start = thread_cpu_seconds();
-      Result<std::unique_ptr<kernels::Kernel>> compiled = Status::Internal("not compiled");
-      try {
-        compiled = c.provider->compile(workload_, c.config, {d.target, d.threads});
-      } catch (const std::exception& e) {
-        compiled = Status::Internal(std::string("exception while compiling: ") + e.what());
-      }
+      Result<std::unique_ptr<kernels::Kernel>> compiled =
+          compile_caught(*c.provider, workload_, c.config, {d.target, d.threads});
       message["build_time"] = thread_cpu_seconds() - start;
       if (!compiled.ok()) {
         message["error"] = static_cast<int>(ErrorCode::kCompileHostError);
