@@ -212,7 +212,7 @@ class TransformerCostModel final : public CostModel {
     if (!net_) return Status::InvalidArgument("the transformer cost model is not trained");
     if (samples.empty()) return std::vector<double>{};
     TP_RETURN_IF_ERROR(check(samples));
-    torch::NoGradGuard no_grad;
+    c10::InferenceMode inference;
     torch::set_num_threads(options_.threads);
     // Batches of programs with similar leaf counts: the encoder runs at each batch's widest program,
     // so a batch mixing 1-leaf and 32-leaf programs would mostly compute padding.

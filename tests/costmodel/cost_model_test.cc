@@ -175,6 +175,51 @@ TEST(CostModel, TransformerPredictionsDoNotDependOnTheBatch) {
   }
 }
 
+// Latency carried by the leaves alone (the pooled program vector is all zeros): the transformer must
+// read it through its encoder, and predict (the fused inference path over only the real leaves) must
+// agree with what training fitted (the masked path over padded batches).
+TEST(CostModel, TransformerLearnsALatencyFromTheLeaves) {
+  auto make = [](size_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> base(0.0f, 2.0f), noise(-0.05f, 0.05f), u(0.0f, 1.0f);
+    std::uniform_int_distribution<int> count(1, 32);
+    std::vector<Sample> out;
+    for (size_t i = 0; i < n; ++i) {
+      Sample s;
+      s.program.assign(features::pooled_feature_names().size(), 0.0f);
+      s.device.assign(measure::device_feature_names().size(), 0.0f);
+      const float b = base(rng);
+      const int leaves = count(rng);
+      for (int j = 0; j < leaves; ++j) {
+        std::vector<float> leaf(features::leaf_feature_names().size(), 0.0f);
+        leaf[0] = b + noise(rng);
+        leaf[1] = u(rng);  // a distractor
+        s.leaves.push_back(std::move(leaf));
+        s.positions.push_back({j + 1, 1 + j % 3, 0});
+      }
+      s.seconds = 1e-4 * std::exp(1.5 * b);
+      s.workload = "w" + std::to_string(i % 40);
+      s.device_key = "d0";
+      s.provider = "halide";
+      out.push_back(std::move(s));
+    }
+    return out;
+  };
+  const std::vector<Sample> train = make(1500, 21), test = make(300, 22);
+  CostModelOptions o;
+  o.epochs = 40;
+  auto model = make_cost_model("transformer", o);
+  ASSERT_TRUE(model.ok());
+  ASSERT_TRUE((*model)->fit(train).ok());
+  auto predicted = (*model)->predict(test);
+  ASSERT_TRUE(predicted.ok()) << predicted.status().ToString();
+  const Metrics m = evaluate(*predicted, seconds_of(test), groups_of(test));
+  EXPECT_LT(m.mape, 0.12) << "MAPE " << m.mape;
+  double mean = 0;
+  for (double s : seconds_of(train)) mean += s / static_cast<double>(train.size());
+  EXPECT_GT(evaluate(std::vector<double>(test.size(), mean), seconds_of(test), groups_of(test)).mape, 3 * m.mape);
+}
+
 TEST_P(EveryCostModel, FitAndPredictCheckTheirInput) {
   auto model = make_cost_model(GetParam());
   ASSERT_TRUE(model.ok());
