@@ -69,7 +69,7 @@ std::string trim(const std::string& s) {
 Status read_cpuinfo(Device& d) {
   std::ifstream in("/proc/cpuinfo");
   if (!in) return Status::IoError("cannot read /proc/cpuinfo: the device fingerprint needs it");
-  std::string line, flags;
+  std::string line, flags, family, model;
   while (std::getline(in, line)) {
     size_t colon = line.find(':');
     if (colon == std::string::npos) {
@@ -79,12 +79,15 @@ Status read_cpuinfo(Device& d) {
     std::string name = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
     if (name == "model name" && d.cpu_model.empty()) d.cpu_model = value;
     if (name == "flags" && flags.empty()) flags = value;
+    if (name == "cpu family" && family.empty()) family = value;
+    if (name == "model" && model.empty()) model = value;
     if (name == "cpu MHz" && d.clock_mhz <= 0) d.clock_mhz = std::atof(value.c_str());
   }
   // The rated maximum where cpufreq shows it (the cpuinfo figure is the current clock).
   std::ifstream max_freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
   if (double khz = 0; max_freq >> khz && khz > 0) d.clock_mhz = khz / 1000.0;
   if (d.cpu_model.empty()) d.cpu_model = "unknown cpu";
+  if (!family.empty() && !model.empty()) d.cpu_signature = "f" + family + "m" + model;
   std::set<std::string> have;
   std::istringstream fs_in(flags);
   for (std::string f; fs_in >> f;) have.insert(f);
@@ -180,7 +183,10 @@ bool load_cached_peaks(const fs::path& file, Device& d) {
 
 std::string Device::key() const {
   const IsaLevel* level = find_level(isa);
-  return arch + "-" + model_slug(cpu_model) + "-" + (level ? level->key : isa) + "-t" + std::to_string(threads);
+  std::string cpu = model_slug(cpu_model);
+  // A masked model name ("AMD EPYC", "Intel Xeon") does not tell CPU generations apart; the signature does.
+  if (!cpu_signature.empty() && cpu.find_first_of("0123456789") == std::string::npos) cpu += "-" + cpu_signature;
+  return arch + "-" + cpu + "-" + (level ? level->key : isa) + "-t" + std::to_string(threads);
 }
 
 const std::vector<std::string>& device_feature_names() {
@@ -215,6 +221,7 @@ nlohmann::json device_to_json(const Device& d) {
   return {{"key", d.key()},
           {"arch", d.arch},
           {"cpu_model", d.cpu_model},
+          {"cpu_signature", d.cpu_signature},
           {"isa_features", d.isa_features},
           {"isa", d.isa},
           {"target", d.target},
@@ -234,6 +241,7 @@ Result<Device> device_from_json(const nlohmann::json& j) {
     Device d;
     d.arch = j.at("arch").get<std::string>();
     d.cpu_model = j.at("cpu_model").get<std::string>();
+    d.cpu_signature = j.value("cpu_signature", "");  // absent before it was kept: the key stays as written
     d.isa_features = j.at("isa_features").get<std::vector<std::string>>();
     d.isa = j.at("isa").get<std::string>();
     d.target = j.at("target").get<std::string>();

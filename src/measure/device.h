@@ -18,6 +18,9 @@ namespace tensorperf::measure {
 struct Device {
   std::string arch = "x86_64";
   std::string cpu_model;                  // /proc/cpuinfo "model name", e.g. "AMD EPYC 7B13 64-Core Processor"
+  // /proc/cpuinfo "cpu family" and "model" as "f<family>m<model>", e.g. "f26m2"; empty where not shown.
+  // Part of the key when the model name is masked (a cloud VM's "AMD EPYC" names several generations).
+  std::string cpu_signature;
   std::vector<std::string> isa_features;  // what the CPU has, e.g. {"sse41", "avx", "avx2", "fma", ...}
   std::string isa;                        // the level compiled for: "sse41", "avx2" (with FMA) or "avx512"
   std::string target;                     // Halide target string for `isa`, e.g. "x86-64-linux-avx-avx2-f16c-fma-sse41"
@@ -28,7 +31,8 @@ struct Device {
   double mem_bandwidth_gbs = 0;                       // measured triad, `threads` threads, GB/s (1e9 bytes)
   double clock_mhz = 0;  // rated maximum (cpufreq), else the clock /proc/cpuinfo shows; 0 = unknown
 
-  // "x86_64-amd-epyc-7b13-avx2-fma-t2": arch, CPU model slug, ISA level, threads.
+  // "x86_64-amd-epyc-7b13-avx2-fma-t2": arch, CPU model slug, ISA level, threads. A model name without
+  // a model number ("AMD EPYC") gets the CPU signature: "x86_64-amd-epyc-f26m2-avx512-t2".
   std::string key() const;
   // Numeric description for cost models, in the order of device_feature_names().
   std::vector<double> features() const;

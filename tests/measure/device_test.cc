@@ -56,6 +56,30 @@ TEST_F(DeviceTest, KeyIsStableAndNamesIsaAndThreads) {
   EXPECT_EQ(c.key(), a->key());
 }
 
+TEST_F(DeviceTest, MaskedModelNamesAreToldApartByTheCpuSignature) {
+  Device zen4, zen5;
+  zen4.cpu_model = zen5.cpu_model = "AMD EPYC";  // what cloud VMs show for several generations
+  zen4.isa = zen5.isa = "avx512";
+  zen4.threads = zen5.threads = 2;
+  zen4.cpu_signature = "f25m17";
+  zen5.cpu_signature = "f26m2";
+  EXPECT_EQ(zen5.key(), "x86_64-amd-epyc-f26m2-avx512-t2");
+  EXPECT_NE(zen4.key(), zen5.key());
+  // A model number already names the CPU: the key stays as it was.
+  Device named = zen5;
+  named.cpu_model = "AMD EPYC 7B13 64-Core Processor";
+  EXPECT_EQ(named.key(), "x86_64-amd-epyc-7b13-avx512-t2");
+  // Descriptions written before the signature was kept keep their key.
+  nlohmann::json old = device_to_json(zen5);
+  old.erase("cpu_signature");
+  auto read = device_from_json(old);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->key(), "x86_64-amd-epyc-avx512-t2");
+  auto round_trip = device_from_json(device_to_json(zen5));
+  ASSERT_TRUE(round_trip.ok());
+  EXPECT_EQ(round_trip->key(), zen5.key());
+}
+
 TEST_F(DeviceTest, ThreadCountsAndIsaLevelsAreDifferentDevices) {
   auto native = detect_device(options(1));
   auto sse = detect_device(options(1, "sse41"));
