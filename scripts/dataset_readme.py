@@ -4,6 +4,7 @@ device, and the noise floor (median relative difference of configs measured twic
 times), from the record files <device key>.jsonl.zst and descriptions device-<key>.json there.
 
 Usage: scripts/dataset_readme.py --tensorperf build/tensorperf --dir data/measurements
+       scripts/dataset_readme.py --pairs-of FILE|-   (prints "<records> <pairs>" of uncompressed JSONL records)
 """
 import argparse
 import glob
@@ -39,11 +40,37 @@ def median_cost(r):
     return costs[len(costs) // 2] if costs else None
 
 
+def noise_pairs(records):
+    """Relative differences |a - b| / min(a, b) of the median costs of configs measured (error-free) at least
+    twice, the first and last time at least a minute apart."""
+    groups = defaultdict(list)
+    for r in records:
+        c = median_cost(r)
+        if r["result"]["error_no"] == 0 and c:
+            groups[(r["input"]["workload"], r["input"]["provider"], json.dumps(r["config"], sort_keys=True))].append(
+                (r["result"]["timestamp"], c))
+    diffs = []
+    for runs in groups.values():
+        runs.sort()
+        if len(runs) >= 2 and runs[-1][0] - runs[0][0] >= 60:
+            a, b = runs[0][1], runs[-1][1]
+            diffs.append(abs(a - b) / min(a, b))
+    return diffs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tensorperf", required=True)
-    ap.add_argument("--dir", required=True)
+    ap.add_argument("--tensorperf")
+    ap.add_argument("--dir")
+    ap.add_argument("--pairs-of", metavar="FILE", help="print '<records> <pairs>' of a JSONL file ('-': stdin)")
     args = ap.parse_args()
+    if args.pairs_of:
+        src = sys.stdin if args.pairs_of == "-" else open(args.pairs_of)
+        records = [json.loads(line) for line in src if line.strip()]
+        print(len(records), len(noise_pairs(records)))
+        return
+    if not args.tensorperf or not args.dir:
+        ap.error("--tensorperf and --dir are required (or --pairs-of)")
     files = sorted(glob.glob(os.path.join(args.dir, "*.jsonl.zst")))
     if not files:
         sys.exit(f"dataset_readme: no *.jsonl.zst in {args.dir}")
@@ -98,18 +125,7 @@ def main():
     print("| device | pairs | median relative difference | 90th percentile |")
     print("|---|---|---|---|")
     for key, d in devices.items():
-        groups = defaultdict(list)
-        for r in d["records"]:
-            c = median_cost(r)
-            if r["result"]["error_no"] == 0 and c:
-                groups[(r["input"]["workload"], r["input"]["provider"], json.dumps(r["config"], sort_keys=True))].append(
-                    (r["result"]["timestamp"], c))
-        diffs = []
-        for runs in groups.values():
-            runs.sort()
-            if len(runs) >= 2 and runs[-1][0] - runs[0][0] >= 60:
-                a, b = runs[0][1], runs[-1][1]
-                diffs.append(abs(a - b) / min(a, b))
+        diffs = noise_pairs(d["records"])
         if diffs:
             diffs.sort()
             print(f"| `{key}` | {len(diffs)} | {100 * statistics.median(diffs):.1f}% | {100 * diffs[int(0.9 * (len(diffs) - 1))]:.1f}% |")

@@ -7,8 +7,9 @@
 # both present; oneDNN's configs included). One compile serves both thread counts: the 2-thread run
 # times every config it compiles at 1 thread too (`tune --also-threads 1`); the 1-thread run after it
 # only tops its device up to the round's budget. Each round re-measures one model's default configs
-# at a later time (about 2% of the records) to give the noise floor. Each record keeps the machine's
-# load. Then exports the records per device, zstd-compressed, with the devices' descriptions, and
+# at a later time to give the noise floor; a top-up after the rounds measures more models' defaults
+# again until at least 2% of each device's records are configs measured twice. Each record keeps the
+# machine's load. Then exports the records per device, zstd-compressed, with the devices' descriptions, and
 # writes data/measurements/README.md (scripts/dataset_readme.py).
 #
 # Resumable and safe to stop at any time (Ctrl-C, kill, a lost session): every measurement is in the
@@ -38,7 +39,7 @@ while [[ $# -gt 0 ]]; do
     --per-round) PER_ROUND="$2"; shift 2 ;;
     --db) DB="$2"; shift 2 ;;
     --export-only) EXPORT_ONLY=1; shift ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -131,6 +132,38 @@ for ((round = 1; round <= ROUNDS; round++)); do
           "$TP" db import --db "$DB" "$rep" > /dev/null && echo "$m" > "$rep.done"
         echo "[round $round/$ROUNDS repeat] $isa t$t $m defaults measured again ($(records) in all)"
       fi
+    done
+  done
+done
+
+# Noise-floor top-up: on each device, while fewer than 2% of the records are configs measured twice, one
+# more model's default configs measured again (models the rounds did not measure again).
+device_key() {  # this machine's device key at ISA $1 and $2 threads
+  local w
+  w="$("$TP" tasks --model resnet18 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tasks"][0]["key"])')"
+  "$TP" features --workload "$w" --isa "$1" --threads "$2" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["device"])'
+}
+short_of_pairs() {  # true while device $1 has fewer repeated configs than 2% of its records
+  read -r n pairs < <("$TP" db export --all --db "$DB" --device "$1" | python3 "$ROOT/scripts/dataset_readme.py" --pairs-of -)
+  echo "make_dataset: $1: $pairs configs measured twice in $n records"
+  (( pairs * 50 < n ))
+}
+for isa in "${ISAS[@]}"; do
+  for t in "${THREADS[@]}"; do
+    key="$(device_key "$isa" "$t")"
+    [[ -n "$key" ]] || continue
+    for m in "${MODELS[@]}"; do
+      out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 3; }
+      # A model the rounds already measured again would only add third measurements.
+      cat "$WORK"/repeat-r*-"$isa-t$t".jsonl.done 2> /dev/null | grep -qx "$m" && continue
+      rep="$WORK/repeat-top-$m-$isa-t$t.jsonl"
+      [[ -s "$rep.done" ]] && continue
+      short_of_pairs "$key" || break
+      wait_for_builds
+      "$TP" profile --model "$m" --isa "$isa" --threads "$t" --configs-per-task 1 --repeat 3 --min-repeat-ms 10 \
+        --out "$rep" --json > /dev/null 2>> "$WORK/last_repeat.log" &&
+        "$TP" db import --db "$DB" "$rep" > /dev/null && echo "$m" > "$rep.done"
+      echo "[noise floor] $isa t$t $m defaults measured again ($(records) in all)"
     done
   done
 done
