@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "features/isolated_lowering.h"
 #include "features/knob_features.h"
 #include "features/leaf_features.h"
 #include "features/workload_features.h"
@@ -102,8 +103,7 @@ Result<ProgramFeatures> program_features(const ir::Workload& w, const kernels::C
   TP_ASSIGN_OR_RETURN(std::vector<float> knobs, knob_features(w, config));
   ProgramFeatures f;
   if (config.provider == "halide") {
-    TP_ASSIGN_OR_RETURN(kernels::LoopNest nest, kernels::lower(w, config, target));
-    f = loop_nest_features(nest);
+    TP_ASSIGN_OR_RETURN(f, isolated_loop_nest_features(w, config, target));
   } else {
     TP_ASSIGN_OR_RETURN(const kernels::Provider* provider, kernels::find_provider(config.provider));
     TP_RETURN_IF_ERROR(provider->validate(w, config));

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "base/unix_time.h"
-#include "measure/worker.h"
+#include "base/worker.h"
 
 namespace tensorperf::measure {
 namespace {

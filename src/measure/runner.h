@@ -29,6 +29,10 @@
 #include "measure/record.h"
 #include "measure/timing.h"
 
+namespace tensorperf {
+struct WorkerOutcome;  // base/worker.h
+}  // namespace tensorperf
+
 namespace tensorperf::measure {
 
 struct MeasureOptions {
@@ -49,8 +53,6 @@ struct MeasureOptions {
   // for it, which for oneDNN costs milliseconds. Nothing is timed there after a failed candidate.
   std::vector<Device> also_on;
 };
-
-struct WorkerOutcome;  // worker.h, private to measure/
 
 // One config to measure, with the provider that compiles it.
 struct Candidate {

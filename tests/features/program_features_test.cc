@@ -98,6 +98,39 @@ TEST(ProgramFeatures, BadConfigsAreClearErrors) {
   EXPECT_FALSE(unknown.ok());
 }
 
+// Halide 14's simplifier crashes lowering this valid schedule with pinned sizes (the measurement
+// compile, which pins none, runs it): the crash is this program's error, and the process goes on.
+TEST(ProgramFeatures, AHalideCrashWhileLoweringIsAnErrorNotACrash) {
+  auto w = ir::parse_workload_key(
+      "conv2d|float32[1,256,14,14];float32[256,256,3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];strides=[1,1]|"
+      "bias+relu");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const Config crashing{"halide", nlohmann::json::parse(R"({"compute_at":"row","layout":"nchw","oc_block":1,
+      "pad":"row","pad_tasks":2,"parallel":"rows","rc_block":64,"reduce_order":"k_c","strip":4,"tail":"guard",
+      "tile_x":16,"tile_y":2,"unroll":0,"vector_width":4})")};
+  auto f = program_features(*w, crashing, kAvx2);
+  if (!f.ok()) {
+    EXPECT_EQ(f.status().code(), StatusCode::kInternal) << f.status().ToString();
+    EXPECT_NE(f.status().message().find("crashed in Halide"), std::string::npos) << f.status().ToString();
+  }
+  // The next program lowers as before, and the same in the worker as in this process.
+  Config fine = crashing;
+  fine.knobs["strip"] = 2;
+  auto next = program_features(*w, fine, kAvx2);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  auto nest = kernels::lower(*w, fine, kAvx2);
+  ASSERT_TRUE(nest.ok()) << nest.status().ToString();
+  const ProgramFeatures here = loop_nest_features(*nest);
+  EXPECT_EQ(next->leaves, here.leaves);
+  EXPECT_EQ(next->positions.size(), here.positions.size());
+  for (size_t i = 0; i < here.positions.size(); ++i) {
+    EXPECT_EQ(next->positions[i].preorder, here.positions[i].preorder);
+    EXPECT_EQ(next->positions[i].depth, here.positions[i].depth);
+    EXPECT_EQ(next->positions[i].parent_preorder, here.positions[i].parent_preorder);
+  }
+  EXPECT_EQ(next->kind, SampleKind::kLoopNest);
+}
+
 // Every distinct workload of the zoo's models has features for its default Halide config (or its
 // oneDNN default where Halide has no template), with the work where the workload says.
 TEST(ProgramFeatures, EveryZooWorkloadDefaultConfig) {

@@ -1,6 +1,7 @@
 // A forked worker process: runs a function in a fresh child and collects the JSON messages it sends,
-// with a time limit per message. A crash, hang or exit in the child ends only the child. Private to
-// measure/ (the runner uses it for compiling and running candidates, and for reference outputs).
+// with a time limit per message. A crash, hang or exit in the child ends only the child. The
+// measurement runner compiles and runs candidates in workers; feature extraction lowers Halide
+// programs in one (a crash of Halide's simplifier costs that program, not the process).
 //
 // Fork safety: the child is a copy of a single thread of the caller. Anything it uses that keeps
 // threads or locks (Halide's JIT and thread pool, OpenMP) must not have been started in the caller.
@@ -13,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace tensorperf::measure {
+namespace tensorperf {
 
 struct WorkerOutcome {
   enum class Ending { kExited, kSignaled, kTimedOut };
@@ -77,4 +78,4 @@ class Worker {
   WorkerOutcome outcome_;
 };
 
-}  // namespace tensorperf::measure
+}  // namespace tensorperf

@@ -1,4 +1,4 @@
-#include "measure/worker.h"
+#include "base/worker.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tensorperf::measure {
+namespace tensorperf {
 namespace {
 
 TEST(Worker, CollectsMessagesInOrder) {
@@ -138,4 +138,4 @@ TEST(Worker, WorkersDieWithTheirParent) {
 }
 
 }  // namespace
-}  // namespace tensorperf::measure
+}  // namespace tensorperf

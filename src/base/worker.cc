@@ -1,4 +1,4 @@
-#include "measure/worker.h"
+#include "base/worker.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace tensorperf::measure {
+namespace tensorperf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -252,4 +252,4 @@ WorkerOutcome run_worker(const std::function<void(const SendFn&)>& body, const s
   return w->finish(/*kill=*/false);
 }
 
-}  // namespace tensorperf::measure
+}  // namespace tensorperf
