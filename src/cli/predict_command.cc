@@ -109,8 +109,9 @@ void run_predict(const PredictOptions& o) {
     if (candidates.empty())
       throw CommandFailed("no provider has a kernel for " + t.workload.key(), kExitUnsupported);
     std::vector<costmodel::Sample> samples;
-    for (const kernels::Config& c : candidates)
-      samples.push_back(check(costmodel::make_sample(t.workload, c, device.target, device_vector, device_key)));
+    for (Result<costmodel::Sample>& s :
+         costmodel::make_samples(t.workload, candidates, device.target, device_vector, device_key))
+      samples.push_back(check(std::move(s)));
     std::vector<double> predicted = check(model->predict(samples));
     size_t best = 0;
     for (size_t i = 1; i < predicted.size(); ++i)

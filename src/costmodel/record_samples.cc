@@ -33,23 +33,30 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
   auto program_key = [](const measure::Record& r) {
     return r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target;
   };
+  // Featurised in chunks (Halide lowering in forked workers, one per chunk); progress after each.
   std::map<std::string, std::optional<features::ProgramFeatures>> programs;
-  for (const measure::Record& r : records) programs.emplace(program_key(r), std::nullopt);
-  SampleSet set;
-  size_t done = 0;
-  std::map<std::string, bool> failed;
-  for (const measure::Record& r : records) {
-    const std::string key = program_key(r);
-    auto& slot = programs[key];
-    if (!slot && !failed.count(key)) {
-      auto w = ir::parse_workload_key(r.workload_key);
-      Result<features::ProgramFeatures> f =
-          w.ok() ? features::program_features(*w, kernels::Config{r.provider, r.config}, r.target)
-                 : Result<features::ProgramFeatures>(w.status());
-      if (f.ok()) slot = std::move(*f);
-      else failed[key] = true;
-      if (options.progress && (++done % 50 == 0 || done == programs.size())) options.progress(done, programs.size());
+  std::vector<const measure::Record*> firsts;
+  for (const measure::Record& r : records)
+    if (programs.emplace(program_key(r), std::nullopt).second) firsts.push_back(&r);
+  constexpr size_t kChunk = 200;
+  for (size_t begin = 0; begin < firsts.size(); begin += kChunk) {
+    const size_t end = std::min(firsts.size(), begin + kChunk);
+    std::vector<features::ProgramRef> chunk;
+    std::vector<std::string> keys;
+    for (size_t i = begin; i < end; ++i) {
+      auto w = ir::parse_workload_key(firsts[i]->workload_key);
+      if (!w.ok()) continue;  // no features: its records count as skipped
+      chunk.push_back({std::move(*w), kernels::Config{firsts[i]->provider, firsts[i]->config}, firsts[i]->target});
+      keys.push_back(program_key(*firsts[i]));
     }
+    std::vector<Result<features::ProgramFeatures>> f = features::program_features(chunk);
+    for (size_t k = 0; k < f.size(); ++k)
+      if (f[k].ok()) programs[keys[k]] = std::move(*f[k]);
+    if (options.progress) options.progress(end, firsts.size());
+  }
+  SampleSet set;
+  for (const measure::Record& r : records) {
+    const auto& slot = programs[program_key(r)];
     if (!slot) {
       ++set.skipped;
       continue;

@@ -4,18 +4,35 @@
 
 namespace tensorperf::costmodel {
 
+std::vector<Result<Sample>> make_samples(const ir::Workload& w, std::span<const kernels::Config> configs,
+                                         const std::string& target, const std::vector<double>& device_features,
+                                         const std::string& device_key) {
+  std::vector<features::ProgramRef> programs;
+  for (const kernels::Config& c : configs) programs.push_back({w, c, target});
+  std::vector<Result<features::ProgramFeatures>> f = features::program_features(programs);
+  std::vector<Result<Sample>> out;
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (!f[i].ok()) {
+      out.push_back(f[i].status());
+      continue;
+    }
+    Sample s;
+    s.program = std::move(f[i]->pooled);
+    s.leaves = std::move(f[i]->leaves);
+    s.positions = std::move(f[i]->positions);
+    s.device.assign(device_features.begin(), device_features.end());
+    s.workload = w.key();
+    s.device_key = device_key;
+    s.provider = configs[i].provider;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 Result<Sample> make_sample(const ir::Workload& w, const kernels::Config& config, const std::string& target,
                            const std::vector<double>& device_features, const std::string& device_key) {
-  TP_ASSIGN_OR_RETURN(features::ProgramFeatures f, features::program_features(w, config, target));
-  Sample s;
-  s.program = std::move(f.pooled);
-  s.leaves = std::move(f.leaves);
-  s.positions = std::move(f.positions);
-  s.device.assign(device_features.begin(), device_features.end());
-  s.workload = w.key();
-  s.device_key = device_key;
-  s.provider = config.provider;
-  return s;
+  return std::move(make_samples(w, std::span<const kernels::Config>(&config, 1), target, device_features, device_key)
+                       .front());
 }
 
 Status check_training_set(std::span<const Sample> train) {

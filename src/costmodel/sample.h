@@ -23,6 +23,11 @@ struct Sample {
 // what features::program_features reports.
 Result<Sample> make_sample(const ir::Workload& w, const kernels::Config& config, const std::string& target,
                            const std::vector<double>& device_features, const std::string& device_key);
+// The samples of many configs of `w` at once (their Halide programs lowered together: cheaper than
+// one make_sample each). One result per config, in order.
+std::vector<Result<Sample>> make_samples(const ir::Workload& w, std::span<const kernels::Config> configs,
+                                         const std::string& target, const std::vector<double>& device_features,
+                                         const std::string& device_key);
 
 // What every model's fit() requires of its training set: samples, each with a measured latency
 // (finite, > 0). InvalidArgument naming the first sample that has none.

@@ -41,26 +41,40 @@ Result<ProgramFeatures> from_message(const nlohmann::json& m) {
 
 }  // namespace
 
-Result<ProgramFeatures> isolated_loop_nest_features(const ir::Workload& w, const kernels::Config& config,
-                                                    const std::string& target, double timeout_s) {
-  WorkerOutcome out = run_worker(
-      [&](const SendFn& send) {
-        Result<kernels::LoopNest> nest = kernels::lower(w, config, target);
-        if (!nest.ok()) {
-          send({{"error", nest.status().message()}, {"code", code_name(nest.status().code())}});
-          return;
-        }
-        send(to_message(loop_nest_features(*nest)));
-      },
-      {timeout_s});
-  if (out.messages.empty()) {
-    const std::string what = "lowering " + config.knobs.dump() + " of " + w.key() + " for " + target + " ";
-    if (out.ending == WorkerOutcome::Ending::kTimedOut) return Status::Timeout(what + "timed out");
-    return Status::Internal(what + "crashed in Halide: " + out.describe());
+std::vector<Result<ProgramFeatures>> isolated_loop_nest_features(std::span<const LoweringJob> jobs,
+                                                                 double timeout_s) {
+  std::vector<Result<ProgramFeatures>> out;
+  out.reserve(jobs.size());
+  while (out.size() < jobs.size()) {
+    const size_t first = out.size();
+    WorkerOutcome worker = run_worker(
+        [&](const SendFn& send) {
+          for (size_t i = first; i < jobs.size(); ++i) {
+            Result<kernels::LoopNest> nest = kernels::lower(*jobs[i].workload, *jobs[i].config, *jobs[i].target);
+            if (nest.ok()) {
+              send(to_message(loop_nest_features(*nest)));
+            } else {
+              send({{"error", nest.status().message()}, {"code", code_name(nest.status().code())}});
+            }
+          }
+        },
+        {timeout_s});
+    for (const nlohmann::json& m : worker.messages) {
+      if (out.size() == jobs.size()) break;
+      out.push_back(m.contains("error") ? Result<ProgramFeatures>(status_from(m.value("code", ""), m.value("error", "")))
+                                        : from_message(m));
+    }
+    if (out.size() < jobs.size() && worker.messages.size() < jobs.size() - first) {
+      // The worker ended inside the next job: that job crashed (or hung).
+      const LoweringJob& j = jobs[out.size()];
+      const std::string what =
+          "lowering " + j.config->knobs.dump() + " of " + j.workload->key() + " for " + *j.target + " ";
+      out.push_back(worker.ending == WorkerOutcome::Ending::kTimedOut
+                        ? Status::Timeout(what + "timed out")
+                        : Status::Internal(what + "crashed in Halide: " + worker.describe()));
+    }
   }
-  const nlohmann::json& m = out.messages.front();
-  if (m.contains("error")) return status_from(m.value("code", ""), m.value("error", ""));
-  return from_message(m);
+  return out;
 }
 
 }  // namespace tensorperf::features

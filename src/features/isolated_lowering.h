@@ -5,7 +5,9 @@
 // an error, not the caller's process (an `eval` over thousands of records, a tuning run's screen).
 #pragma once
 
+#include <span>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "features/program_features.h"
@@ -14,9 +16,17 @@
 
 namespace tensorperf::features {
 
-// loop_nest_features(kernels::lower(w, config, target)), lowered in a forked worker. Errors: what
-// kernels::lower reports; kInternal when the worker crashed, kTimeout past `timeout_s`.
-Result<ProgramFeatures> isolated_loop_nest_features(const ir::Workload& w, const kernels::Config& config,
-                                                    const std::string& target, double timeout_s = 300);
+struct LoweringJob {
+  const ir::Workload* workload;
+  const kernels::Config* config;
+  const std::string* target;
+};
+
+// loop_nest_features(kernels::lower(...)) of each job, lowered in forked workers: one worker lowers
+// job after job (so the fork and the child's first-touch costs are paid once per worker, not per
+// program) until one crashes, which costs that job an error; the next worker starts after it.
+// Errors: what kernels::lower reports; kInternal for a crash, kTimeout past `timeout_s` for one job.
+std::vector<Result<ProgramFeatures>> isolated_loop_nest_features(std::span<const LoweringJob> jobs,
+                                                                 double timeout_s = 300);
 
 }  // namespace tensorperf::features

@@ -98,21 +98,59 @@ ProgramFeatures loop_nest_features(const kernels::LoopNest& nest) {
   return f;
 }
 
-Result<ProgramFeatures> program_features(const ir::Workload& w, const kernels::Config& config,
-                                         const std::string& target) {
-  TP_ASSIGN_OR_RETURN(std::vector<float> knobs, knob_features(w, config));
-  ProgramFeatures f;
-  if (config.provider == "halide") {
-    TP_ASSIGN_OR_RETURN(f, isolated_loop_nest_features(w, config, target));
-  } else {
-    TP_ASSIGN_OR_RETURN(const kernels::Provider* provider, kernels::find_provider(config.provider));
-    TP_RETURN_IF_ERROR(provider->validate(w, config));
-    f.pooled.assign(pooled_feature_names().size(), 0.0f);
-  }
+namespace {
+
+// The workload and knob columns of the pooled vector.
+void add_workload_and_knobs(const ir::Workload& w, const std::vector<float>& knobs, ProgramFeatures& f) {
   const std::vector<float> workload = workload_features(w);
   std::copy(workload.begin(), workload.end(), f.pooled.begin() + 1);
   std::copy(knobs.begin(), knobs.end(), f.pooled.begin() + 1 + static_cast<long>(workload.size()));
-  return f;
+}
+
+}  // namespace
+
+std::vector<Result<ProgramFeatures>> program_features(std::span<const ProgramRef> programs) {
+  std::vector<Result<ProgramFeatures>> out(programs.size(), Result<ProgramFeatures>(Status::Internal("not done")));
+  std::vector<std::vector<float>> knobs(programs.size());
+  std::vector<LoweringJob> jobs;
+  std::vector<size_t> job_of;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const ProgramRef& p = programs[i];
+    Result<std::vector<float>> k = knob_features(p.workload, p.config);
+    if (!k.ok()) {
+      out[i] = k.status();
+      continue;
+    }
+    knobs[i] = std::move(*k);
+    if (p.config.provider == "halide") {
+      jobs.push_back({&p.workload, &p.config, &p.target});
+      job_of.push_back(i);
+      continue;
+    }
+    Result<const kernels::Provider*> provider = kernels::find_provider(p.config.provider);
+    Status valid = provider.ok() ? (*provider)->validate(p.workload, p.config) : provider.status();
+    if (!valid.ok()) {
+      out[i] = valid;
+      continue;
+    }
+    ProgramFeatures f;
+    f.pooled.assign(pooled_feature_names().size(), 0.0f);
+    add_workload_and_knobs(p.workload, knobs[i], f);
+    out[i] = std::move(f);
+  }
+  std::vector<Result<ProgramFeatures>> lowered = isolated_loop_nest_features(jobs);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const size_t i = job_of[j];
+    if (lowered[j].ok()) add_workload_and_knobs(programs[i].workload, knobs[i], *lowered[j]);
+    out[i] = std::move(lowered[j]);
+  }
+  return out;
+}
+
+Result<ProgramFeatures> program_features(const ir::Workload& w, const kernels::Config& config,
+                                         const std::string& target) {
+  const ProgramRef one{w, config, target};
+  return std::move(program_features(std::span<const ProgramRef>(&one, 1)).front());
 }
 
 nlohmann::json program_features_to_json(const ProgramFeatures& f) {

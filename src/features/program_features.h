@@ -4,6 +4,7 @@
 // the pooled vector alone, from the workload's shapes and the knobs. The sample's kind says which.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,15 @@ ProgramFeatures loop_nest_features(const kernels::LoopNest& nest);
 // kernels::lower and the provider's validation report.
 Result<ProgramFeatures> program_features(const ir::Workload& w, const kernels::Config& config,
                                          const std::string& target = "host");
+
+// The features of many programs: the same as program_features of each, with Halide configs lowered
+// in a few forked workers rather than in one each (a crash in Halide costs one program an error).
+struct ProgramRef {
+  ir::Workload workload;
+  kernels::Config config;
+  std::string target = "host";
+};
+std::vector<Result<ProgramFeatures>> program_features(std::span<const ProgramRef> programs);
 
 // {"kind", "pooled": {name: value}, "leaves": [{"position": {...}, "features": {name: value}}]}.
 nlohmann::json program_features_to_json(const ProgramFeatures& f);

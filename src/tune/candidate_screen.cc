@@ -17,10 +17,11 @@ class CostModelScreen final : public CandidateScreen {
     const std::vector<double> device_features = device.features();
     std::vector<costmodel::Sample> samples;
     std::vector<size_t> described;
-    for (size_t i = 0; i < configs.size(); ++i) {
-      auto s = costmodel::make_sample(w, configs[i], device.target, device_features, device.key());
-      if (!s.ok()) continue;
-      samples.push_back(std::move(*s));
+    std::vector<Result<costmodel::Sample>> made =
+        costmodel::make_samples(w, configs, device.target, device_features, device.key());
+    for (size_t i = 0; i < made.size(); ++i) {
+      if (!made[i].ok()) continue;
+      samples.push_back(std::move(*made[i]));
       described.push_back(i);
     }
     std::vector<double> out(configs.size(), std::numeric_limits<double>::infinity());
