@@ -131,6 +131,41 @@ TEST(ProgramFeatures, AHalideCrashWhileLoweringIsAnErrorNotACrash) {
   EXPECT_EQ(next->kind, SampleKind::kLoopNest);
 }
 
+// Many programs at once: the same features as one at a time, and a crash in the middle costs only
+// the program it happened on (the next worker resumes after it).
+TEST(ProgramFeatures, ABatchGoesOnAfterACrash) {
+  auto w = ir::parse_workload_key(
+      "conv2d|float32[1,256,14,14];float32[256,256,3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];strides=[1,1]|"
+      "bias+relu");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const nlohmann::json knobs = nlohmann::json::parse(R"({"compute_at":"row","layout":"nchw","oc_block":1,
+      "pad":"row","pad_tasks":2,"parallel":"rows","rc_block":64,"reduce_order":"k_c","strip":4,"tail":"guard",
+      "tile_x":16,"tile_y":2,"unroll":0,"vector_width":4})");
+  std::vector<ProgramRef> programs;
+  for (int strip : {2, 4, 7, 1}) {
+    nlohmann::json k = knobs;
+    k["strip"] = strip;
+    programs.push_back({*w, Config{"halide", k}, kAvx2});
+  }
+  programs.push_back({*w, Config{"halide", {{"vector_width", 3}}}, kAvx2});  // invalid
+  programs.push_back({*w, Config{"onednn", {}}, kAvx2});
+  std::vector<Result<ProgramFeatures>> batch = program_features(programs);
+  ASSERT_EQ(batch.size(), programs.size());
+  for (size_t i = 0; i < programs.size(); ++i) {
+    Result<ProgramFeatures> one = program_features(programs[i].workload, programs[i].config, programs[i].target);
+    ASSERT_EQ(batch[i].ok(), one.ok()) << i << ": " << batch[i].status().ToString() << " / " << one.status().ToString();
+    if (!one.ok()) {
+      EXPECT_EQ(batch[i].status().code(), one.status().code()) << i;
+      continue;
+    }
+    EXPECT_EQ(batch[i]->pooled, one->pooled) << i;
+    EXPECT_EQ(batch[i]->leaves, one->leaves) << i;
+  }
+  // Every Halide program after the crashing one (strip 4) was lowered.
+  EXPECT_TRUE(batch[0].ok() && batch[2].ok() && batch[3].ok());
+  EXPECT_EQ(batch[4].status().code(), StatusCode::kInvalidArgument) << batch[4].status().ToString();
+}
+
 // Every distinct workload of the zoo's models has features for its default Halide config (or its
 // oneDNN default where Halide has no template), with the work where the workload says.
 TEST(ProgramFeatures, EveryZooWorkloadDefaultConfig) {
@@ -157,8 +192,9 @@ TEST(ProgramFeatures, EveryZooWorkloadDefaultConfig) {
       ++lowered;
       EXPECT_FALSE(f->leaves.empty()) << t.workload.key();
       for (const auto& row : f->leaves) ASSERT_EQ(row.size(), leaf_feature_names().size());
-      if (t.workload.op == ir::OpKind::kConv2d || t.workload.op == ir::OpKind::kDense)
+      if (t.workload.op == ir::OpKind::kConv2d || t.workload.op == ir::OpKind::kDense) {
         EXPECT_GE(f->pooled[column("nest.flops")], std::log2(1.0 + t.workload.flops()) - 0.01) << t.workload.key();
+      }
     }
   }
   EXPECT_GT(lowered, 50);
