@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Tuning benchmark (`make bench`, or run alone): how fast each tuner finds good configs, how much
-transfer from another device helps, how fast `tune` measures next to `profile`, and the tuned
-latency next to oneDNN. Every number comes from the `tensorperf` executable and `kernels_bench`,
-run here, one after another (never two at once); every run writes its own database, so an
-interrupted benchmark resumes where it stopped (`tune` continues a run it finds in its database).
+transfer from another device and screening by a cost model trained on other devices help, how fast
+`tune` measures next to `profile`, and the tuned latency next to oneDNN. Every number comes from
+the `tensorperf` executable and `kernels_bench`, run here, one after another (never two at once);
+every run writes its own database, so an interrupted benchmark resumes where it stopped (`tune`
+continues a run it finds in its database).
 
 Prints tables; writes curves.csv, summary.json and tuning_curves.png under --out.
 """
@@ -12,6 +13,7 @@ import csv
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -51,12 +53,14 @@ class Bench:
         return [convs[round(i * step)] for i in range(self.a.workloads)]
 
     # --- one tuning run ----------------------------------------------------------------------
-    def tune(self, db, key, tuner, seed, threads, transfer):
+    def tune(self, db, key, tuner, seed, threads, transfer, cost_model=None):
         args = ["tune", "--model", self.a.model, "--workload", key, "--tuner", tuner, "--seed", str(seed),
                 "--trials", str(self.a.trials), "--threads", str(threads), "--provider", "halide",
                 "--no-seed-configs", "--early-stopping", "0", "--db", db, "--json"]
         if not transfer:
             args.append("--no-transfer")
+        if cost_model:
+            args += ["--cost-model", cost_model, "--screen", str(self.a.screen)]
         out, wall = self.tensorperf(*args)
         return json.loads(out), wall
 
@@ -70,23 +74,54 @@ class Bench:
             costs.append(sum(r["costs"]) / len(r["costs"]) if r["error_no"] == 0 and r["costs"] else math.inf)
         return costs
 
+    def screen_model(self, device):
+        """An xgb cost model trained on the dataset's records of other devices only (none of this CPU's
+        at this device's ISA level, at any thread count: the tuner meets this kind of device for the
+        first time), for `tune --cost-model`. Trained once per device."""
+        d = os.path.join(self.a.out, "screen")
+        path = os.path.join(d, "xgb-without-%s.json" % device)
+        if os.path.exists(path):
+            return path
+        os.makedirs(d, exist_ok=True)
+        data = os.path.join(ROOT, "data", "measurements")
+        isa = re.sub(r"-t\d+$", "", device)
+        files = sorted(os.path.join(data, f) for f in os.listdir(data)
+                       if f.endswith(".jsonl.zst") and not f.startswith(isa + "-t"))
+        if not files:
+            sys.exit("tune_bench: no records of other devices in %s to train the screening model on" % data)
+        db = os.path.join(d, "train-without-%s.db" % device)
+        for f in (db, db + "-wal", db + "-shm"):
+            if os.path.exists(f):
+                os.remove(f)
+        self.tensorperf("db", "import", "--db", db, *files)
+        _, wall = self.tensorperf("eval", "--db", db, "--devices", data, "--cost-model", "xgb", "--split", "random",
+                                  "--threads", str(self.a.threads), "--seed", "1", "--max-samples", str(self.a.screen_samples),
+                                  "--save", path + ".tmp", "--json")
+        os.replace(path + ".tmp", path)
+        log("curves: screening model trained on %d devices' records (no %s-*) (%.0f s): %s" % (len(files), isa, wall, path))
+        return path
+
     def curves(self):
         keys = self.conv_keys()
         runs = {}  # (tuner, seed, key) -> trajectory
         device = None
         tuners = self.a.tuners.split(",")
-        # Interleaved: for each seed and workload, every tuner in turn.
+        screened = [t for t in self.a.screen_tuners.split(",") if t]
+        # Interleaved: for each seed and workload, every tuner in turn, then the screened ones.
         for seed in range(self.a.seeds):
             for key in keys:
-                for tuner in tuners:
+                for tuner in tuners + [t + "+screen" for t in screened]:
+                    base, _, screen = tuner.partition("+")
+                    model = self.screen_model(device) if screen else None
                     db = os.path.join(self.a.out, "runs", "%s-s%d-%s.db" % (tuner, seed, short(key)))
                     os.makedirs(os.path.dirname(db), exist_ok=True)
-                    rep, wall = self.tune(db, key, tuner, seed, self.a.threads, transfer=False)
+                    rep, wall = self.tune(db, key, base, seed, self.a.threads, transfer=False, cost_model=model)
                     device = rep["device"]
                     runs[(tuner, seed, key)] = self.trajectory(db, key, device)
                     log("curves: %s seed %d %s: %d trials, best %s (%.0f s)" %
                         (tuner, seed, short(key), len(runs[(tuner, seed, key)]),
                          ms(min(runs[(tuner, seed, key)] or [math.inf])), wall))
+        tuners += [t + "+screen" for t in screened]
         if self.a.transfer:
             # The other device: the same workloads tuned by xgb at another thread count.
             source = os.path.join(self.a.out, "runs", "transfer-source-t%d.db" % self.a.transfer_threads)
@@ -105,7 +140,7 @@ class Bench:
         return keys, tuners, runs, device
 
     def report_curves(self, keys, tuners, runs, device):
-        best_any = {k: min(min(t or [math.inf]) for (tu, s, kk), t in runs.items() if kk == k and tu != "xgb+transfer")
+        best_any = {k: min(min(t or [math.inf]) for (tu, s, kk), t in runs.items() if kk == k and "+" not in tu)
                     for k in keys}
         # trials to 95% of the best any cold tuner found (its throughput); budget + 1 when never
         def trials_to(traj, target):
@@ -135,6 +170,12 @@ class Bench:
         if "xgb" in geo and "random" in geo:
             ratios["xgb_vs_random"] = geo["xgb"] / geo["random"]
             print("xgb needs %.2fx the trials of random (target <= 0.33)" % ratios["xgb_vs_random"])
+        for t in [t for t in tuners if t.endswith("+screen")]:
+            base = t.split("+")[0]
+            if base in geo:
+                ratios["%s_screen_vs_%s" % (base, base)] = geo[t] / geo[base]
+                print("%s screened by a cost model trained on other devices needs %.2fx the trials of %s alone" %
+                      (base, geo[t] / geo[base], base))
         if "xgb+transfer" in geo and "xgb" in geo:
             ratios["transfer_vs_xgb"] = geo["xgb+transfer"] / geo["xgb"]
             print("xgb with transfer from t%d needs %.2fx the trials of cold xgb (target <= 0.5)" %
@@ -280,6 +321,12 @@ def main():
     ap.add_argument("--threads", type=int, default=2, help="timing threads of the device tuned for")
     ap.add_argument("--transfer-threads", type=int, default=1, help="the other device transfer learns from")
     ap.add_argument("--no-transfer", dest="transfer", action="store_false")
+    ap.add_argument("--screen-tuners", default="random,xgb",
+                    help="tuners also run screened by a cost model trained on data/measurements' other devices "
+                         "(comma-separated; empty: none)")
+    ap.add_argument("--screen", type=int, default=4, help="screened runs: proposals asked per measurement")
+    ap.add_argument("--screen-samples", type=int, default=8000,
+                    help="records (an even subsample) the screening model is trained on")
     ap.add_argument("--configs-per-task", type=int, default=8, help="throughput runs: configs per workload")
     ap.add_argument("--repeats", type=int, default=2, help="throughput runs per thread count")
     ap.add_argument("--kernels-db", default="", help="database for the oneDNN comparison (default: data/best_known)")
