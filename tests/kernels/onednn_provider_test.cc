@@ -2,7 +2,11 @@
 // reference; and the ops it declines.
 #include <gtest/gtest.h>
 
+#include <oneapi/dnnl/dnnl.h>
+
 #include <random>
+#include <sstream>
+#include <string>
 
 #include "kernels/provider.h"
 #include "test_workloads.h"
@@ -35,6 +39,44 @@ TEST(OnednnProvider, EveryConfigMatchesReference) {
     }
   }
   EXPECT_GE(checked, 20);
+}
+
+// A run executes primitives and makes none: the reorders between the caller's plain layout and the
+// primitive's blocked one are made with the kernel. Making a primitive costs tens of microseconds,
+// which a measurement of a small kernel would otherwise count on every run. oneDNN's verbose mode
+// (level 2) prints a line for every primitive made ("create") and run ("exec").
+TEST(OnednnProvider, RunsMakeNoPrimitives) {
+  const Provider& p = *find_provider("onednn").value();
+  std::mt19937_64 rng(7);
+  int with_reorders = 0;
+  for (const ir::Workload& w : testing::coverage_workloads()) {
+    if (!p.supports(w)) continue;
+    for (const Config& c : p.space(w).enumerate("onednn")) {
+      auto kernel = p.compile(w, c, CompileOptions{"host", 2});
+      if (!kernel.ok()) continue;
+      std::vector<HostTensor> inputs = testing::random_inputs(w, rng);
+      HostTensor out(w.output);
+      ASSERT_TRUE(kernel.value()->run(testing::pointers(inputs), out).ok());  // packs the weights
+      ::testing::internal::CaptureStdout();
+      ASSERT_EQ(dnnl_set_verbose(2), dnnl_success);
+      Status s1 = kernel.value()->run(testing::pointers(inputs), out);
+      Status s2 = kernel.value()->run(testing::pointers(inputs), out);
+      dnnl_set_verbose(0);
+      const std::string log = ::testing::internal::GetCapturedStdout();
+      ASSERT_TRUE(s1.ok() && s2.ok()) << s1.ToString() << " " << s2.ToString();
+      int creates = 0, execs = 0;
+      std::istringstream lines(log);
+      for (std::string line; std::getline(lines, line);) {
+        // "onednn_verbose,..." (2.x) or "dnnl_verbose,..." (1.x)
+        if (line.find("_verbose,create") != std::string::npos) ++creates;
+        if (line.find("_verbose,exec") != std::string::npos) ++execs;
+      }
+      EXPECT_EQ(creates, 0) << w.key() << " " << c.knobs.dump() << "\n" << log;
+      EXPECT_GE(execs, 2) << w.key() << " " << c.knobs.dump() << ": no verbose output\n" << log;
+      if (execs > 2) ++with_reorders;  // more than the primitive itself ran
+    }
+  }
+  EXPECT_GE(with_reorders, 5);  // the check covered kernels that convert layouts
 }
 
 TEST(OnednnProvider, SupportsAnchorsAndPoolsOnly) {

@@ -150,7 +150,9 @@ Kernel::NativeLayout native_layout(const memory::desc& d) {
 // One primitive plus the reorders between the caller's plain layout and the primitive's formats.
 // Weights (input 1 of conv/dense) are reordered once per tensor and reused while the same tensor
 // is passed (provider.h); activations are reordered inside every run (a measured cost). Instances
-// share the primitive; each has its own stream and reorder buffers.
+// share the primitive; each has its own stream and reorder buffers. The reorder primitives are made
+// once, here: making one costs tens of microseconds (more than a small depthwise conv runs), which
+// a deployment never pays per call and a measurement must not count.
 class OnednnKernel final : public Kernel {
  public:
   struct Spec {
@@ -165,11 +167,24 @@ class OnednnKernel final : public Kernel {
   };
   explicit OnednnKernel(Spec spec) : OnednnKernel(std::make_shared<const Spec>(std::move(spec))) {}
   explicit OnednnKernel(std::shared_ptr<const Spec> spec) : spec_(std::move(spec)), s_(*spec_), stream_(cpu_engine()) {
-    if (s_.src_prim != s_.src_user) src_tmp_ = memory(s_.src_prim, cpu_engine());
-    if (s_.dst_prim != s_.dst_user) dst_tmp_ = memory(s_.dst_prim, cpu_engine());
-    if (s_.wei_prim && *s_.wei_prim != *s_.wei_user) wei_tmp_ = memory(*s_.wei_prim, cpu_engine());
-    for (const PostOps::Binary& b : s_.binary)
-      binary_tmp_.push_back(b.desc != b.user ? std::optional<memory>(memory(b.desc, cpu_engine())) : std::nullopt);
+    if (s_.src_prim != s_.src_user) {
+      src_tmp_ = memory(s_.src_prim, cpu_engine());
+      src_reorder_ = make_reorder(s_.src_user, s_.src_prim);
+    }
+    if (s_.dst_prim != s_.dst_user) {
+      dst_tmp_ = memory(s_.dst_prim, cpu_engine());
+      dst_reorder_ = make_reorder(s_.dst_prim, s_.dst_user);
+      if (s_.sum_input) sum_reorder_ = make_reorder(s_.dst_user, s_.dst_prim);
+    }
+    if (s_.wei_prim && *s_.wei_prim != *s_.wei_user) {
+      wei_tmp_ = memory(*s_.wei_prim, cpu_engine());
+      wei_reorder_ = make_reorder(*s_.wei_user, *s_.wei_prim);
+    }
+    for (const PostOps::Binary& b : s_.binary) {
+      const bool differ = b.desc != b.user;
+      binary_tmp_.push_back(differ ? std::optional<memory>(memory(b.desc, cpu_engine())) : std::nullopt);
+      binary_reorder_.push_back(differ ? std::optional<dnnl::reorder>(make_reorder(b.user, b.desc)) : std::nullopt);
+    }
     if (s_.scratchpad.get_size() > 0) scratchpad_ = memory(s_.scratchpad, cpu_engine());
   }
 
@@ -205,7 +220,7 @@ class OnednnKernel final : public Kernel {
       std::unordered_map<int, memory> args;
       memory src = wrap(native_src_ ? s_.src_prim : s_.src_user, inputs[0]);
       if (src_tmp_ && !native_src_) {
-        dnnl::reorder(src, *src_tmp_).execute(stream_, src, *src_tmp_);
+        src_reorder_->execute(stream_, src, *src_tmp_);
         src = *src_tmp_;
       }
       args[DNNL_ARG_SRC] = src;
@@ -213,7 +228,7 @@ class OnednnKernel final : public Kernel {
         memory wei = wrap(*s_.wei_user, inputs[1]);
         if (wei_tmp_) {
           if (wei_from_ != inputs[1]) {
-            dnnl::reorder(wei, *wei_tmp_).execute(stream_, wei, *wei_tmp_);
+            wei_reorder_->execute(stream_, wei, *wei_tmp_);
             wei_from_ = inputs[1];
           }
           wei = *wei_tmp_;
@@ -225,7 +240,7 @@ class OnednnKernel final : public Kernel {
         const PostOps::Binary& b = s_.binary[i];
         memory operand = wrap(b.user, inputs[b.input]);
         if (binary_tmp_[i]) {
-          dnnl::reorder(operand, *binary_tmp_[i]).execute(stream_, operand, *binary_tmp_[i]);
+          binary_reorder_[i]->execute(stream_, operand, *binary_tmp_[i]);
           operand = *binary_tmp_[i];
         }
         args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.post_op) | DNNL_ARG_SRC_1] = operand;
@@ -243,11 +258,11 @@ class OnednnKernel final : public Kernel {
           if (to != residual->bytes()) std::memcpy(to, residual->bytes(), s_.dst_prim.get_size());
         } else {
           memory r = wrap(s_.dst_user, residual);
-          dnnl::reorder(r, prim_dst).execute(stream_, r, prim_dst);
+          sum_reorder_->execute(stream_, r, prim_dst);
         }
       }
       s_.prim.execute(stream_, args);
-      if (via_tmp) dnnl::reorder(*dst_tmp_, dst).execute(stream_, *dst_tmp_, dst);
+      if (via_tmp) dst_reorder_->execute(stream_, *dst_tmp_, dst);
       stream_.wait();
     } catch (const dnnl::error& e) {
       return Status::Internal(std::string("oneDNN kernel failed: ") + e.what());
@@ -258,11 +273,18 @@ class OnednnKernel final : public Kernel {
   std::unique_ptr<Kernel> new_instance() const override { return std::make_unique<OnednnKernel>(spec_); }
 
  private:
+  static dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to) {
+    return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
+  }
+
   std::shared_ptr<const Spec> spec_;  // the primitive and descriptors, shared by instances
   const Spec& s_;
   dnnl::stream stream_;
   std::optional<memory> src_tmp_, dst_tmp_, wei_tmp_, scratchpad_;
   std::vector<std::optional<memory>> binary_tmp_;
+  // Made once per instance (a reorder primitive is cheap to run, not to make).
+  std::optional<dnnl::reorder> src_reorder_, dst_reorder_, sum_reorder_, wei_reorder_;
+  std::vector<std::optional<dnnl::reorder>> binary_reorder_;
   const HostTensor* wei_from_ = nullptr;
   bool native_src_ = false, native_sum_ = false, native_dst_ = false;  // use_native_layouts
 };
