@@ -86,7 +86,10 @@ int main(int argc, char** argv) {
       t0 = Clock::now();
       auto p = model->predict(batch);
       const double s = since(t0);
-      if (!p.ok()) return 1;
+      if (!p.ok()) {
+        std::fprintf(stderr, "costmodel_bench: %s: %s\n", e.name, p.status().message().c_str());
+        return 1;
+      }
       rates.push_back(static_cast<double>(batch.size()) / s);
     }
     std::sort(rates.begin(), rates.end());

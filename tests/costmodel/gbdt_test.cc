@@ -6,6 +6,7 @@
 #include <random>
 
 #include <gtest/gtest.h>
+#include <xgboost/c_api.h>
 
 namespace tensorperf::costmodel {
 namespace {
@@ -88,6 +89,38 @@ TEST(Gbdt, SaveAndLoadPredictIdentically) {
   auto garbage = Gbdt::load("not a model");
   ASSERT_FALSE(garbage.ok());
   EXPECT_EQ(garbage.status().code(), StatusCode::kCorruption);
+}
+
+// Gbdt predicts in place from its dense rows; XGBoost's DMatrix path, run here on the same saved
+// model, must give the same values, missing (NaN) features included.
+TEST(Gbdt, InPlacePredictionEqualsTheDMatrixPath) {
+  std::vector<float> y;
+  Matrix x = make_inputs(500, 7, &y);
+  GbdtOptions o;
+  o.objective = "reg:squarederror";
+  o.rounds = 50;
+  auto model = Gbdt::train(x, y, {}, {}, o);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  Matrix test = make_inputs(64, 8, nullptr);
+  for (size_t r = 0; r < test.rows(); r += 3) test.values[r * test.cols + r % test.cols] = std::nanf("");
+  auto got = model->predict(test);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->size(), test.rows());
+
+  auto bytes = model->save();
+  ASSERT_TRUE(bytes.ok());
+  BoosterHandle b = nullptr;
+  ASSERT_EQ(XGBoosterCreate(nullptr, 0, &b), 0);
+  ASSERT_EQ(XGBoosterLoadModelFromBuffer(b, bytes->data(), bytes->size()), 0);
+  DMatrixHandle d = nullptr;
+  ASSERT_EQ(XGDMatrixCreateFromMat(test.values.data(), test.rows(), test.cols, std::nanf(""), &d), 0);
+  bst_ulong n = 0;
+  const float* want = nullptr;
+  ASSERT_EQ(XGBoosterPredict(b, d, 0, 0, 0, &n, &want), 0);
+  ASSERT_EQ(n, test.rows());
+  for (size_t i = 0; i < n; ++i) EXPECT_FLOAT_EQ((*got)[i], want[i]) << i;
+  XGDMatrixFree(d);
+  XGBoosterFree(b);
 }
 
 TEST(Gbdt, InconsistentInputsAreErrors) {
