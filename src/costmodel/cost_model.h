@@ -19,7 +19,10 @@
 namespace tensorperf::costmodel {
 
 struct CostModelOptions {
-  int threads = 1;  // training and prediction threads
+  // xgb: XGBoost's threads for training and prediction. mlp: prediction's intra-op threads.
+  // transformer: prediction's workers (each a batch of 512 at a time). The neural models train on
+  // one thread: their operators are small, and intra-op threads made training 3-5x slower on 2 cores.
+  int threads = 1;
   uint64_t seed = 0;
   int epochs = 0;   // neural models: passes over the training set (0: chosen from its size)
   // The transformer's domain regulariser (CDMPP's): weight of the central moment discrepancy between

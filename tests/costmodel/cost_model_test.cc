@@ -175,6 +175,40 @@ TEST(CostModel, TransformerPredictionsDoNotDependOnTheBatch) {
   }
 }
 
+// Training and prediction run torch on one intra-op thread per worker, and prediction spreads its
+// batches of 512 over `threads` workers: a model trained and used with 3 threads predicts exactly
+// what one with 1 thread does, on a set of several batches.
+TEST(CostModel, TransformerIsTheSameOnAnyThreadCount) {
+  std::vector<Sample> samples = synthetic(1300, 16);
+  std::mt19937_64 rng(17);
+  std::uniform_int_distribution<int> count(0, 40);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (Sample& s : samples) {
+    const int n = count(rng);
+    for (int i = 0; i < n; ++i) {
+      std::vector<float> leaf(features::leaf_feature_names().size());
+      for (float& v : leaf) v = u(rng);
+      s.leaves.push_back(std::move(leaf));
+      s.positions.push_back({i + 1, 1 + i % 3, 0});
+    }
+  }
+  std::vector<std::vector<double>> predicted;
+  for (int threads : {1, 3}) {
+    CostModelOptions o;
+    o.epochs = 1;
+    o.threads = threads;
+    auto model = make_cost_model("transformer", o);
+    ASSERT_TRUE(model.ok());
+    ASSERT_TRUE((*model)->fit(std::span<const Sample>(samples).first(300)).ok());
+    auto p = (*model)->predict(samples);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    predicted.push_back(*p);
+  }
+  ASSERT_EQ(predicted[0].size(), samples.size());
+  for (double v : predicted[1]) ASSERT_GT(v, 0.0);
+  EXPECT_EQ(predicted[0], predicted[1]);
+}
+
 // Latency carried by the leaves alone (the pooled program vector is all zeros): the transformer must
 // read it through its encoder, and predict (the fused inference path over only the real leaves) must
 // agree with what training fitted (the masked path over padded batches).
