@@ -101,7 +101,12 @@ def main():
         desc = d["desc"]
         load = f"{statistics.median(loads):.2f}" if loads else "-"
         when = (time.strftime("%Y-%m-%d", time.gmtime(min(ts))) + " to " + time.strftime("%Y-%m-%d", time.gmtime(max(ts)))) if ts else "-"
-        print(f"| `{key}` | {desc.get('cpu_model', '?')} | {desc.get('isa', '?')} | {desc.get('threads', '?')} | "
+        cpu = desc.get("cpu_model", "?")
+        if desc.get("cpu_signature"):  # cpuid family/model: tells apart CPUs whose name is masked
+            cpu += f" ({desc['cpu_signature']})"
+        if desc.get("l1d_bytes"):
+            cpu += f", {desc['l1d_bytes'] // 1024} KiB L1d"
+        print(f"| `{key}` | {cpu} | {desc.get('isa', '?')} | {desc.get('threads', '?')} | "
               f"{desc.get('peak_gflops', 0):.0f} | {desc.get('mem_bandwidth_gbs', 0):.1f} | {len(recs)} | {len(ok)} | "
               f"{len({r['input']['workload'] for r in recs})} | {when} | {load} |")
     print("\n## Records per model and device\n")

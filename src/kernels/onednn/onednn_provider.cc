@@ -147,6 +147,16 @@ Kernel::NativeLayout native_layout(const memory::desc& d) {
   return {layout_key(d), static_cast<int64_t>(d.get_size())};
 }
 
+// The calling thread's OpenMP thread count set to `n` for a scope. With OpenMP, a oneDNN primitive
+// fixes its thread count when it is made, so primitives are made under the count they run with.
+struct OmpThreads {
+  int before = omp_get_max_threads();
+  explicit OmpThreads(int n) { omp_set_num_threads(n); }
+  ~OmpThreads() { omp_set_num_threads(before); }
+  OmpThreads(const OmpThreads&) = delete;
+  OmpThreads& operator=(const OmpThreads&) = delete;
+};
+
 // One primitive plus the reorders between the caller's plain layout and the primitive's formats.
 // Weights (input 1 of conv/dense) are reordered once per tensor and reused while the same tensor
 // is passed (provider.h); activations are reordered inside every run (a measured cost). Instances
@@ -167,6 +177,7 @@ class OnednnKernel final : public Kernel {
   };
   explicit OnednnKernel(Spec spec) : OnednnKernel(std::make_shared<const Spec>(std::move(spec))) {}
   explicit OnednnKernel(std::shared_ptr<const Spec> spec) : spec_(std::move(spec)), s_(*spec_), stream_(cpu_engine()) {
+    const OmpThreads scoped(s_.threads);  // the reorders below run with s_.threads
     if (s_.src_prim != s_.src_user) {
       src_tmp_ = memory(s_.src_prim, cpu_engine());
       src_reorder_ = make_reorder(s_.src_user, s_.src_prim);
@@ -537,6 +548,11 @@ class OnednnProvider final : public Provider {
     TP_RETURN_IF_ERROR(validate(w, c));
     if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
     TP_RETURN_IF_ERROR(limit_isa(options.target));
+    // With OpenMP, a oneDNN primitive fixes its thread count when it is made: every primitive of
+    // the kernel (the reorders too) is made under the kernel's count, whatever the calling thread's
+    // is, and the caller's count is restored. (Made under 2 and run on 1 CPU, a reorder ran 8-30 ms
+    // instead of 0.2-1.5: its threads took turns on the CPU.)
+    const OmpThreads scoped(options.threads);
     try {
       TP_ASSIGN_OR_RETURN(OnednnKernel::Spec spec, op_table().at(w.op).build(w, c));
       spec.threads = options.threads;
