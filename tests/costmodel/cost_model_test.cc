@@ -40,6 +40,23 @@ std::vector<Sample> synthetic(size_t n, uint64_t seed) {
   return out;
 }
 
+// `samples` with 0-40 random leaves each, at positions of a shallow loop tree.
+std::vector<Sample> with_random_leaves(std::vector<Sample> samples, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> count(0, 40);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (Sample& s : samples) {
+    const int n = count(rng);
+    for (int i = 0; i < n; ++i) {
+      std::vector<float> leaf(features::leaf_feature_names().size());
+      for (float& v : leaf) v = u(rng);
+      s.leaves.push_back(std::move(leaf));
+      s.positions.push_back({i + 1, 1 + i % 3, 0});
+    }
+  }
+  return samples;
+}
+
 std::vector<double> seconds_of(const std::vector<Sample>& s) {
   std::vector<double> out;
   for (const Sample& x : s) out.push_back(x.seconds);
@@ -147,19 +164,7 @@ TEST(CostModel, TransformerWithTheMomentRegulariserStillLearns) {
 
 // The transformer batches programs by leaf count: each prediction is the one the program gets alone.
 TEST(CostModel, TransformerPredictionsDoNotDependOnTheBatch) {
-  std::vector<Sample> samples = synthetic(300, 14);
-  std::mt19937_64 rng(15);
-  std::uniform_int_distribution<int> count(0, 40);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  for (Sample& s : samples) {
-    const int n = count(rng);
-    for (int i = 0; i < n; ++i) {
-      std::vector<float> leaf(features::leaf_feature_names().size());
-      for (float& v : leaf) v = u(rng);
-      s.leaves.push_back(std::move(leaf));
-      s.positions.push_back({i + 1, 1 + i % 3, 0});
-    }
-  }
+  std::vector<Sample> samples = with_random_leaves(synthetic(300, 14), 15);
   CostModelOptions o;
   o.epochs = 2;
   auto model = make_cost_model("transformer", o);
@@ -179,19 +184,7 @@ TEST(CostModel, TransformerPredictionsDoNotDependOnTheBatch) {
 // batches of 512 over `threads` workers: a model trained and used with 3 threads predicts exactly
 // what one with 1 thread does, on a set of several batches.
 TEST(CostModel, TransformerIsTheSameOnAnyThreadCount) {
-  std::vector<Sample> samples = synthetic(1300, 16);
-  std::mt19937_64 rng(17);
-  std::uniform_int_distribution<int> count(0, 40);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  for (Sample& s : samples) {
-    const int n = count(rng);
-    for (int i = 0; i < n; ++i) {
-      std::vector<float> leaf(features::leaf_feature_names().size());
-      for (float& v : leaf) v = u(rng);
-      s.leaves.push_back(std::move(leaf));
-      s.positions.push_back({i + 1, 1 + i % 3, 0});
-    }
-  }
+  std::vector<Sample> samples = with_random_leaves(synthetic(1300, 16), 17);
   std::vector<std::vector<double>> predicted;
   for (int threads : {1, 3}) {
     CostModelOptions o;
