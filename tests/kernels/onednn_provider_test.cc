@@ -42,8 +42,8 @@ TEST(OnednnProvider, EveryConfigMatchesReference) {
 }
 
 // A run executes primitives and makes none: the reorders between the caller's plain layout and the
-// primitive's blocked one are made with the kernel. Making a primitive costs tens of microseconds,
-// which a measurement of a small kernel would otherwise count on every run. oneDNN's verbose mode
+// primitive's blocked one are made with the kernel. Making a primitive costs microseconds even from
+// oneDNN's cache, which a measurement of a small kernel would otherwise count on every run. oneDNN's verbose mode
 // (level 2) prints a line for every primitive made ("create") and run ("exec").
 TEST(OnednnProvider, RunsMakeNoPrimitives) {
   const Provider& p = *find_provider("onednn").value();
