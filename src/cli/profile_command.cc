@@ -3,6 +3,7 @@
 // the moment it is measured (and into the database with --db). Re-running skips what --out or the
 // database already holds for this device, so an interrupted profile resumes. Prints a summary per
 // workload and the profiling throughput.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -62,17 +63,21 @@ void print_summary(const measure::ProfileReport& rep, const measure::Device& dev
                {"median ms", Align::kRight},
                {"worst ms", Align::kRight},
                {"best GFLOP/s", Align::kRight},
+               {"best chained ms", Align::kRight},
                {"workload", Align::kLeft, 60}});
   for (size_t i = 0; i < rep.tasks.size(); ++i) {
     const auto& t = rep.tasks[i];
     table.add_row({std::to_string(i + 1), op_of(t.workload_key), t.provider, std::to_string(t.count),
                    std::to_string(t.configs), std::to_string(t.measured), std::to_string(t.errors), ms(t.best_s),
                    ms(t.median_s), ms(t.worst_s), t.best_s > 0 ? fmt::format("{:.1f}", t.best_gflops()) : "-",
-                   t.workload_key});
+                   ms(t.best_chained_s), t.workload_key});
   }
   table.add_footer({"", "total", "", "", std::to_string(rep.measured + rep.skipped), std::to_string(rep.measured),
-                    std::to_string(rep.errors), "", "", "", "", fmt::format("{} on {}", model, device.key())});
+                    std::to_string(rep.errors), "", "", "", "", "", fmt::format("{} on {}", model, device.key())});
   table.print();
+  if (std::any_of(rep.tasks.begin(), rep.tasks.end(), [](const measure::TaskSummary& t) { return t.best_chained_s > 0; }))
+    std::printf("best chained ms: the kernel with its input and output already in its native layout, as a chain of "
+                "such kernels runs it in a model (no layout conversions)\n");
   for (const auto& key : rep.unsupported) std::printf("not measured, no selected provider supports: %s\n", key.c_str());
   std::printf(
       "measured %lld configs in %.1f s (%.2f configs/s), %lld already recorded; compile %.1f s, run %.1f s, "
@@ -97,7 +102,8 @@ nlohmann::json summary_json(const measure::ProfileReport& rep, const measure::De
                      {"best_s", t.best_s},
                      {"median_s", t.median_s},
                      {"worst_s", t.worst_s},
-                     {"best_gflops", t.best_gflops()}});
+                     {"best_gflops", t.best_gflops()},
+                     {"best_chained_s", t.best_chained_s}});
   return {{"model", model},
           {"device", measure::device_to_json(device)},
           {"tasks", tasks},

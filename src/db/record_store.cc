@@ -31,10 +31,11 @@ Status RecordStore::insert_blocks(RecordBlocks& blocks, size_t expected, InsertC
 
 Status add_record(RecordStore& store, const measure::Record& record) {
   if (record.ok())
-    for (double c : record.costs)
-      if (!plausible_cost(c))
-        return Status::InvalidArgument("refusing to store a record with the impossible cost " + std::to_string(c) +
-                                       " s of " + record.workload_key);
+    for (const std::vector<double>* costs : {&record.costs, &record.native_costs})
+      for (double c : *costs)
+        if (!plausible_cost(c))
+          return Status::InvalidArgument("refusing to store a record with the impossible cost " + std::to_string(c) +
+                                         " s of " + record.workload_key);
   ParsedRecord parsed = parsed_from_native(record);
   if (parsed.line.size() > kMaxLineBytes)
     return Status::InvalidArgument("refusing to store a record of " + std::to_string(parsed.line.size()) +

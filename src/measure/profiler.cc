@@ -166,8 +166,13 @@ Result<ProfileReport> profile(const std::vector<ir::Task>& tasks,
     std::vector<double> latencies;
     for (const kernels::Config& config : plan[i].configs) {
       const Record* rec = index.find(s.workload_key, device.key(), p.name(), config.knobs);
-      if (rec != nullptr && rec->ok()) latencies.push_back(rec->median_cost());
-      else ++s.errors;
+      if (rec != nullptr && rec->ok()) {
+        latencies.push_back(rec->median_cost());
+        if (!rec->native_costs.empty() && (s.best_chained_s == 0 || rec->median_native_cost() < s.best_chained_s))
+          s.best_chained_s = rec->median_native_cost();
+      } else {
+        ++s.errors;
+      }
     }
     if (!latencies.empty()) {
       std::sort(latencies.begin(), latencies.end());

@@ -55,6 +55,9 @@ struct TaskSummary {
   int measured = 0;                              // measured in this run (the others were already recorded)
   int errors = 0;                                // error records among the sample
   double best_s = 0, median_s = 0, worst_s = 0;  // over ok configs; 0 when none is ok
+  // The best median native cost (Record::native_costs: as a graph that chains the kernel's native
+  // layout runs it) over ok configs that have one; 0 when none has (Halide's plain-layout kernels).
+  double best_chained_s = 0;
   double best_gflops() const { return best_s > 0 ? flops / best_s / 1e9 : 0; }
 };
 

@@ -29,12 +29,20 @@ double Record::mean_cost() const {
   return sum / static_cast<double>(costs.size());
 }
 
-double Record::median_cost() const {
-  if (!ok()) return std::numeric_limits<double>::infinity();
-  std::vector<double> sorted = costs;
-  std::sort(sorted.begin(), sorted.end());
-  size_t n = sorted.size();
-  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+double Record::median_cost() const { return ok() ? median_of(costs) : std::numeric_limits<double>::infinity(); }
+
+double Record::median_native_cost() const {
+  return ok() && !native_costs.empty() ? median_of(native_costs) : std::numeric_limits<double>::infinity();
 }
 
 nlohmann::json record_to_json(const Record& r) {
@@ -51,6 +59,7 @@ nlohmann::json record_to_json(const Record& r) {
                  {"run_time", r.run_time_s},
                  {"timestamp", r.timestamp}};
   if (r.load >= 0) j["result"]["load"] = r.load;
+  if (!r.native_costs.empty()) j["result"]["native_costs"] = r.native_costs;
   j["version"] = {{"format", r.format}, {"tensorperf", r.version}};
   return j;
 }
@@ -94,6 +103,13 @@ Result<Record> record_from_json(const nlohmann::json& j) {
   for (const auto& c : res["costs"]) {
     if (!c.is_number()) return Status::Corruption("record: \"result.costs\" holds a non-number");
     r.costs.push_back(c.get<double>());
+  }
+  if (auto native = res.find("native_costs"); native != res.end()) {
+    if (!native->is_array()) return Status::Corruption("record: \"result.native_costs\" is not an array");
+    for (const auto& c : *native) {
+      if (!c.is_number()) return Status::Corruption("record: \"result.native_costs\" holds a non-number");
+      r.native_costs.push_back(c.get<double>());
+    }
   }
   int err = res["error_no"].get<int>();
   if (err < 0 || err > 8) return Status::Corruption("record: \"result.error_no\" " + std::to_string(err) + " is not 0..8");

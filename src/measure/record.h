@@ -3,7 +3,7 @@
 // AutoTVM's v0.2 layout:
 //   {"input": {"workload": KEY, "device": DEVICE_KEY, "target": TARGET, "provider": "halide"},
 //    "config": {KNOB: VALUE, ...},
-//    "result": {"costs": [s, ...], "error_no": 0, "error_msg": "", "build_time": s, "run_time": s,
+//    "result": {"costs": [s, ...], "native_costs": [s, ...] (only when measured), "error_no": 0, "error_msg": "", "build_time": s, "run_time": s,
 //               "timestamp": unix_s, "load": 1-minute load average (only when kept)},
 //    "version": {"format": 1, "tensorperf": "0.1.0"}}
 // Parsing then serialising a line gives the same JSON value (lossless; key order is the above).
@@ -43,6 +43,11 @@ struct Record {
   std::string provider;      // kernel provider: "halide", "onednn"
   nlohmann::json config = nlohmann::json::object();  // knob name -> value
   std::vector<double> costs;  // seconds, one per timing (repeat); empty on error
+  // Seconds, one per timing, of the same kernel run as a graph runtime chains it: its activation
+  // input and output already in its native layout (kernels/native_io.h), so without the
+  // conversions `costs` includes. Measured for kernels that have a native layout (oneDNN's blocked
+  // ones); empty for plain-layout kernels, on error, and in records made before it was measured.
+  std::vector<double> native_costs;
   ErrorCode error = ErrorCode::kNoError;
   std::string error_msg;
   double build_time_s = 0;  // compile time (CPU time of the compiling thread)
@@ -55,6 +60,7 @@ struct Record {
   bool ok() const { return error == ErrorCode::kNoError && !costs.empty(); }
   double mean_cost() const;    // +inf on error (AutoTVM's convention)
   double median_cost() const;  // +inf on error
+  double median_native_cost() const;  // +inf when native_costs is empty
 };
 
 nlohmann::json record_to_json(const Record& r);

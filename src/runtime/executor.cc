@@ -11,6 +11,7 @@
 #include <set>
 
 #include "ir/task_extraction.h"
+#include "kernels/native_io.h"
 #include "kernels/provider.h"
 #include "measure/timing.h"
 #include "runtime/constants.h"
@@ -372,36 +373,12 @@ Result<kernels::Kernel*> Executor::Impl::kernel_at(Step& s, int threads) {
 Result<double> Executor::Impl::quick_time(const kernels::Kernel& prototype, const ir::Workload& w) {
   std::unique_ptr<kernels::Kernel> instance = prototype.new_instance();
   if (!instance) return Status::Internal("quick_time needs a kernel that shares its code");
-  kernels::Kernel& k = *instance;
-  const std::vector<ir::TensorType> types = kernels::kernel_input_types(w);
-  std::vector<bool> native_in(types.size(), false);
-  native_in[0] = !k.native_input_layout(0).key.empty();
-  const kernels::Kernel::NativeLayout out_layout = k.native_output_layout();
-  TP_RETURN_IF_ERROR(k.use_native_layouts(native_in, !out_layout.key.empty()));
-  // Buffers as large as the larger of the plain and the native layout.
-  auto buffer = [](const ir::TensorType& t, int64_t native_bytes) {
-    ir::TensorType b = t;
-    const int64_t elements = std::max(t.num_elements(), (native_bytes + 3) / 4);
-    b.shape = {elements};
-    return b;
-  };
-  std::vector<HostTensor> in;
-  std::vector<HostTensor> views;
-  std::mt19937_64 rng(1);
-  for (size_t i = 0; i < types.size(); ++i) {
-    in.emplace_back(buffer(types[i], native_in[i] ? k.native_input_layout(i).bytes : 0));
-    in.back().fill_random(rng);
-  }
-  for (size_t i = 0; i < types.size(); ++i) views.push_back(HostTensor::view(types[i], in[i].bytes()));
-  std::vector<const HostTensor*> ptrs;
-  for (const HostTensor& t : views) ptrs.push_back(&t);
-  HostTensor out_buffer(buffer(w.output, out_layout.bytes));
-  HostTensor out = HostTensor::view(w.output, out_buffer.bytes());
+  TP_ASSIGN_OR_RETURN(kernels::NativeIo io, kernels::NativeIo::prepare(*instance, w));
   // The measurement protocol's loop, short: one warm-up (packs weights), five timings of >= 2 ms.
   measure::TimingOptions t;
   t.repeat = 5;
   t.min_repeat_ms = 2;
-  TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs([&] { return k.run(ptrs, out); }, t));
+  TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs([&] { return instance->run(io.inputs(), io.output()); }, t));
   std::sort(timing.costs.begin(), timing.costs.end());
   return timing.costs[timing.costs.size() / 2];
 }

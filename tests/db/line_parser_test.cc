@@ -1,8 +1,11 @@
 #include "db/line_parser.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "db/content_hash.h"
+#include "measure/record.h"
 
 namespace tensorperf::db {
 namespace {
@@ -99,6 +102,37 @@ TEST(LineParserTest, NativeRecordsParseThroughTheRecordFormat) {
   EXPECT_EQ(r->line, measure::record_to_line(rec));
   EXPECT_EQ(r->device.key, rec.device_key);
   EXPECT_DOUBLE_EQ(*r->mean_cost, 1.0);
+}
+
+TEST(LineParserTest, NativeCostsSurviveTheRoundTripAndNeverReplaceTheCosts) {
+  measure::Record rec;
+  rec.workload_key = "conv2d|n1|c64";
+  rec.device_key = "x86_64-avx2-fma-t2";
+  rec.target = "x86-64-linux-avx2-fma";
+  rec.provider = "onednn";
+  rec.costs = {0.004, 0.006};
+  rec.native_costs = {0.001, 0.002, 0.0015};
+  const std::string line = measure::record_to_line(rec);
+  Result<measure::Record> back = measure::record_from_line(line);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->native_costs, rec.native_costs);
+  EXPECT_DOUBLE_EQ(back->median_native_cost(), 0.0015);
+  EXPECT_EQ(measure::record_to_line(*back), line);
+  LineParser p;
+  auto r = p.parse(line);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->line, line);
+  EXPECT_DOUBLE_EQ(*r->mean_cost, 0.005);  // the plain costs: what every other reader ranks by
+
+  // A record without them writes no key; a malformed one is refused.
+  rec.native_costs.clear();
+  EXPECT_EQ(measure::record_to_line(rec).find("native_costs"), std::string::npos);
+  EXPECT_TRUE(std::isinf(rec.median_native_cost()));
+  nlohmann::json j = measure::record_to_json(rec);
+  j["result"]["native_costs"] = {0.001, "fast"};
+  EXPECT_FALSE(measure::record_from_json(j).ok());
+  j["result"]["native_costs"] = 0.001;
+  EXPECT_FALSE(measure::record_from_json(j).ok());
 }
 
 }  // namespace

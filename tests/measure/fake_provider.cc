@@ -17,7 +17,8 @@ namespace {
 
 class FakeKernel : public kernels::Kernel {
  public:
-  FakeKernel(std::string behavior, int threads) : behavior_(std::move(behavior)), threads_(threads) {}
+  FakeKernel(std::string behavior, int threads, int64_t elements)
+      : behavior_(std::move(behavior)), threads_(threads), elements_(elements) {}
   Status run(const std::vector<const kernels::HostTensor*>& inputs, kernels::HostTensor& output) override {
     if (behavior_ == "pinned" || behavior_ == "pinned_in_code") {
       cpu_set_t set;
@@ -41,6 +42,15 @@ class FakeKernel : public kernels::Kernel {
     for (int64_t i = 0; i < n; ++i) y[i] = std::max(x[i], 0.0f);
     if (behavior_ == "wrong") y[n / 2] += 10.0f;
     if (behavior_ == "sleep_1ms") ::usleep(1000);
+    if (behavior_ == "blocked") {
+      // The conversions a plain run makes; a chained run writes its output's padding too.
+      if (native_output_) {
+        for (int64_t i = n; i < 2 * n; ++i) y[i] = 0.0f;
+        ::usleep(1000);
+      } else {
+        ::usleep(4000);
+      }
+    }
     if (behavior_ == "exclusive") {
       static const int fd = ::open("/tmp/tensorperf-fake-exclusive.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0600);
       if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return Status::Internal("fake kernel: another run holds the lock");
@@ -49,14 +59,30 @@ class FakeKernel : public kernels::Kernel {
     }
     return Status::Ok();
   }
+  NativeLayout native_output_layout() const override { return blocked_layout(); }
+  NativeLayout native_input_layout(size_t index) const override { return index == 0 ? blocked_layout() : NativeLayout{}; }
+  Status use_native_layouts(const std::vector<bool>& native_inputs, bool native_output) override {
+    if (behavior_ != "blocked") return Kernel::use_native_layouts(native_inputs, native_output);
+    native_output_ = native_output;
+    return Status::Ok();
+  }
+  std::unique_ptr<Kernel> new_instance() const override {
+    return behavior_ == "blocked" ? std::make_unique<FakeKernel>(behavior_, threads_, elements_) : nullptr;
+  }
   std::unique_ptr<Kernel> instance_with_threads(int threads) const override {
     if (behavior_ == "pinned_in_code") return nullptr;
-    return std::make_unique<FakeKernel>(behavior_, threads);
+    return std::make_unique<FakeKernel>(behavior_, threads, elements_);
   }
 
  private:
+  // "blocked": a layout twice the plain size.
+  NativeLayout blocked_layout() const {
+    return behavior_ == "blocked" ? NativeLayout{"fake-blocked", 2 * elements_ * 4} : NativeLayout{};
+  }
   std::string behavior_;
   int threads_;
+  int64_t elements_;
+  bool native_output_ = false;
 };
 
 }  // namespace
@@ -91,7 +117,7 @@ Result<std::unique_ptr<kernels::Kernel>> FakeProvider::compile(const ir::Workloa
   if (b == "compile_abort") std::abort();
   if (b == "compile_hang")
     while (true) ::pause();
-  return std::unique_ptr<kernels::Kernel>(new FakeKernel(b, options.threads));
+  return std::unique_ptr<kernels::Kernel>(new FakeKernel(b, options.threads, w.output.num_elements()));
 }
 
 FakeShared& fake_shared() {

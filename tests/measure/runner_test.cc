@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_provider.h"
+#include "test_workloads.h"
 
 namespace tensorperf::measure {
 namespace {
@@ -61,6 +62,47 @@ TEST_F(RunnerTest, CorrectKernelGivesRepeatCostsAndIdentity) {
   EXPECT_GT(r.build_time_s, 0);
   EXPECT_GE(r.run_time_s, 3 * 5e-3);  // three timings of at least min_repeat_ms
   EXPECT_GT(r.timestamp, 1.6e9);
+}
+
+TEST_F(RunnerTest, KernelsWithANativeLayoutAreTimedAsAChainRunsThemToo) {
+  Record plain_only = measure("sleep_1ms");
+  EXPECT_EQ(plain_only.error, ErrorCode::kNoError) << plain_only.error_msg;
+  EXPECT_TRUE(plain_only.native_costs.empty());
+
+  // The fake "blocked" kernel takes 4 ms with plain tensors and 1 ms with native ones.
+  Record blocked = measure("blocked");
+  ASSERT_EQ(blocked.error, ErrorCode::kNoError) << blocked.error_msg;
+  ASSERT_EQ(blocked.costs.size(), 3u);
+  ASSERT_EQ(blocked.native_costs.size(), 3u);
+  for (double c : blocked.costs) EXPECT_GE(c, 4e-3);
+  for (double c : blocked.native_costs) EXPECT_GE(c, 1e-3);
+  EXPECT_LT(blocked.median_native_cost(), blocked.median_cost());
+}
+
+TEST_F(RunnerTest, OnednnRecordsCarryNativeCostsAndHalideRecordsNone) {
+  const ir::Attrs attrs{{"strides", std::vector<int64_t>{1, 1}},
+                        {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                        {"dilations", std::vector<int64_t>{1, 1}},
+                        {"groups", int64_t{1}}};
+  const ir::Workload conv =
+      kernels::testing::make_workload(ir::OpKind::kConv2d, {{1, 16, 14, 14}, {16, 16, 3, 3}}, attrs, {"relu"});
+  MeasureOptions o = options();
+  o.build_timeout_s = 120;  // a Halide JIT compile
+  o.run_timeout_s = 60;
+  auto runner = WorkloadRunner::create(conv, *device_, o);
+  ASSERT_TRUE(runner.ok()) << runner.status().message();
+  for (const char* name : {"onednn", "halide"}) {
+    const kernels::Provider& p = *kernels::find_provider(name).value();
+    Record r = (*runner)->measure(p, p.default_config(conv));
+    ASSERT_EQ(r.error, ErrorCode::kNoError) << name << ": " << r.error_msg;
+    EXPECT_EQ(r.costs.size(), 3u) << name;
+    if (std::string(name) == "onednn") {
+      ASSERT_EQ(r.native_costs.size(), 3u);
+      for (double c : r.native_costs) EXPECT_GT(c, 0);
+    } else {
+      EXPECT_TRUE(r.native_costs.empty());
+    }
+  }
 }
 
 TEST_F(RunnerTest, BadKnobIsInstantiationError) {
