@@ -90,8 +90,10 @@ def main():
             results[key] = {k: r[k] for k in ("model", "batch", "device", "predicted_ms", "measured_ms",
                                                "measured_kernels_ms", "error")}
             results[key]["sources"] = {}
+            results[key]["chained_ops"] = 0.0  # operator instances predicted as chained (layout_chains.h)
             for op in r["ops"]:
                 results[key]["sources"][op["source"]] = results[key]["sources"].get(op["source"], 0) + 1
+                results[key]["chained_ops"] += op.get("chained_share", 0) * op["count"]
             with open(results_path + ".tmp", "w") as f:
                 json.dump(results, f, indent=1)
             os.replace(results_path + ".tmp", results_path)
@@ -109,6 +111,7 @@ def report(a, results):
         rows.append([key, "%.2f" % r["predicted_ms"], "%.2f" % r["measured_ms"], "%+.1f%%" % (100 * r["error"]),
                      "yes" if abs(r["error"]) <= 0.10 else "no", "%.2f" % r["measured_kernels_ms"],
                      "%+.1f%%" % (100 * kernels_err), "%+.1f%%" % (100 * graph_gap),
+                     "%.0f" % r["chained_ops"] if "chained_ops" in r else "-",
                      " ".join("%s %d" % kv for kv in sorted(r.get("sources", {}).items()))])
     if not rows:
         print("predict_e2e: no results yet")
@@ -117,7 +120,7 @@ def report(a, results):
     print("Whole-model prediction vs `tensorperf run` on %s (cost model %s; run: median of the runs)" %
           (device, a.cost_model))
     e2e_bench.print_table(["model", "predicted ms", "run ms", "error", "within 10%", "run's kernels ms",
-                           "vs kernels", "graph overhead", "configs (ops)"], rows)
+                           "vs kernels", "graph overhead", "chained instances", "configs (ops)"], rows)
     print("\nwithin 10%%: %d of %d; median |error| %.1f%%, worst %.1f%%" %
           (sum(e <= 0.10 for e in errors), len(errors), 100 * statistics.median(errors), 100 * max(errors)))
     series = {}

@@ -28,6 +28,7 @@ struct FeaturesOptions {
   std::string isa = "native";
   int threads = 1;
   bool loops = false;
+  bool chained = false;
   bool json = false;
 };
 
@@ -56,7 +57,7 @@ void run_features(const FeaturesOptions& o) {
   device_options.threads = o.threads;
   device_options.isa = o.isa;
   const measure::Device device = check(measure::detect_device(device_options));
-  const features::ProgramFeatures f = check(features::program_features(*w, config, device.target));
+  const features::ProgramFeatures f = check(features::program_features(*w, config, device.target, o.chained));
   std::optional<kernels::LoopNest> nest;
   if (f.kind == features::SampleKind::kLoopNest) nest = check(kernels::lower(*w, config, device.target));
 
@@ -136,6 +137,9 @@ void register_features_command(CLI::App& app) {
   cmd->add_option("--threads", o.threads, "threads of the device described (its vector's threads column)")
       ->capture_default_str()
       ->check(positive());
+  cmd->add_flag("--chained", o.chained,
+                "features of the program as a graph chains it: activation input and output in its native layout "
+                "(config.chained_io = 1)");
   cmd->add_flag("--loops", o.loops, "also print the lowered loop nest (pseudo-code; with --json: as JSON)");
   cmd->add_flag("--json", o.json,
                 "print one JSON object {workload, config, device, kind, pooled: {name: value}, leaves: [{position, "

@@ -29,24 +29,36 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     for (size_t i = 0; i < options.max_samples; ++i) kept.push_back(std::move(records[static_cast<size_t>(i * step)]));
     records = std::move(kept);
   }
-  // One program per (workload, provider, config, target).
-  auto program_key = [](const measure::Record& r) {
-    return r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target;
+  // One program per (workload, provider, config, target, chained): a record with native costs
+  // gives a second sample, of its program as a graph chains it (features::ProgramRef::chained).
+  struct Entry {
+    const measure::Record* record;
+    bool chained;
+  };
+  std::vector<Entry> entries;
+  for (const measure::Record& r : records) {
+    entries.push_back({&r, false});
+    if (!r.native_costs.empty()) entries.push_back({&r, true});
+  }
+  auto program_key = [](const Entry& e) {
+    const measure::Record& r = *e.record;
+    return r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target + (e.chained ? "\nchained" : "");
   };
   // Featurised in chunks (Halide lowering in forked workers, one per chunk); progress after each.
   std::map<std::string, std::optional<features::ProgramFeatures>> programs;
-  std::vector<const measure::Record*> firsts;
-  for (const measure::Record& r : records)
-    if (programs.emplace(program_key(r), std::nullopt).second) firsts.push_back(&r);
+  std::vector<const Entry*> firsts;
+  for (const Entry& e : entries)
+    if (programs.emplace(program_key(e), std::nullopt).second) firsts.push_back(&e);
   constexpr size_t kChunk = 200;
   for (size_t begin = 0; begin < firsts.size(); begin += kChunk) {
     const size_t end = std::min(firsts.size(), begin + kChunk);
     std::vector<features::ProgramRef> chunk;
     std::vector<std::string> keys;
     for (size_t i = begin; i < end; ++i) {
-      auto w = ir::parse_workload_key(firsts[i]->workload_key);
+      const measure::Record& r = *firsts[i]->record;
+      auto w = ir::parse_workload_key(r.workload_key);
       if (!w.ok()) continue;  // no features: its records count as skipped
-      chunk.push_back({std::move(*w), kernels::Config{firsts[i]->provider, firsts[i]->config}, firsts[i]->target});
+      chunk.push_back({std::move(*w), kernels::Config{r.provider, r.config}, r.target, firsts[i]->chained});
       keys.push_back(program_key(*firsts[i]));
     }
     std::vector<Result<features::ProgramFeatures>> f = features::program_features(chunk);
@@ -55,8 +67,9 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     if (options.progress) options.progress(end, firsts.size());
   }
   SampleSet set;
-  for (const measure::Record& r : records) {
-    const auto& slot = programs[program_key(r)];
+  for (const Entry& e : entries) {
+    const measure::Record& r = *e.record;
+    const auto& slot = programs[program_key(e)];
     if (!slot) {
       ++set.skipped;
       continue;
@@ -70,7 +83,7 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     s.leaves = slot->leaves;
     s.positions = slot->positions;
     s.device = std::move(dv.features);
-    s.seconds = r.median_cost();
+    s.seconds = e.chained ? r.median_native_cost() : r.median_cost();
     s.workload = r.workload_key;
     s.device_key = r.device_key;
     s.provider = r.provider;

@@ -1,6 +1,8 @@
 // Samples from measured records: every error-free native record of a store becomes a Sample with
 // its program's features (computed once per (workload, provider, config, target): the 1- and
-// 2-thread devices of one ISA level share them) and its device's vector from a DeviceTable.
+// 2-thread devices of one ISA level share them) and its device's vector from a DeviceTable. A
+// record with native costs (measure::Record::native_costs) gives a second sample: its program as a
+// graph chains it ("config.chained_io" = 1), labelled with the native costs' median.
 #pragma once
 
 #include <functional>
@@ -22,7 +24,7 @@ struct SampleSetOptions {
 
 struct SampleSet {
   std::vector<Sample> samples;
-  size_t skipped = 0;                      // records whose workload or config could not be featurised
+  size_t skipped = 0;                      // samples not made: their workload or config could not be featurised
   std::vector<std::string> closest_device;  // device keys described by another device's vector
 };
 

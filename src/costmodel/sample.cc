@@ -6,9 +6,9 @@ namespace tensorperf::costmodel {
 
 std::vector<Result<Sample>> make_samples(const ir::Workload& w, std::span<const kernels::Config> configs,
                                          const std::string& target, const std::vector<double>& device_features,
-                                         const std::string& device_key) {
+                                         const std::string& device_key, bool chained) {
   std::vector<features::ProgramRef> programs;
-  for (const kernels::Config& c : configs) programs.push_back({w, c, target});
+  for (const kernels::Config& c : configs) programs.push_back({w, c, target, chained});
   std::vector<Result<features::ProgramFeatures>> f = features::program_features(programs);
   std::vector<Result<Sample>> out;
   for (size_t i = 0; i < f.size(); ++i) {
@@ -30,9 +30,11 @@ std::vector<Result<Sample>> make_samples(const ir::Workload& w, std::span<const 
 }
 
 Result<Sample> make_sample(const ir::Workload& w, const kernels::Config& config, const std::string& target,
-                           const std::vector<double>& device_features, const std::string& device_key) {
-  return std::move(make_samples(w, std::span<const kernels::Config>(&config, 1), target, device_features, device_key)
-                       .front());
+                           const std::vector<double>& device_features, const std::string& device_key,
+                           bool chained) {
+  return std::move(
+      make_samples(w, std::span<const kernels::Config>(&config, 1), target, device_features, device_key, chained)
+          .front());
 }
 
 Status check_training_set(std::span<const Sample> train) {

@@ -19,15 +19,17 @@ struct Sample {
   std::string workload, device_key, provider;      // what splits and per-workload metrics group by
 };
 
-// A sample of (workload, config) on a device described by `device_features`, unmeasured. Errors:
-// what features::program_features reports.
+// A sample of (workload, config) on a device described by `device_features`, unmeasured; with
+// `chained`, of the program as a graph chains it (features::ProgramRef::chained). Errors: what
+// features::program_features reports.
 Result<Sample> make_sample(const ir::Workload& w, const kernels::Config& config, const std::string& target,
-                           const std::vector<double>& device_features, const std::string& device_key);
+                           const std::vector<double>& device_features, const std::string& device_key,
+                           bool chained = false);
 // The samples of many configs of `w` at once (their Halide programs lowered together: cheaper than
 // one make_sample each). One result per config, in order.
 std::vector<Result<Sample>> make_samples(const ir::Workload& w, std::span<const kernels::Config> configs,
                                          const std::string& target, const std::vector<double>& device_features,
-                                         const std::string& device_key);
+                                         const std::string& device_key, bool chained = false);
 
 // What every model's fit() requires of its training set: samples, each with a measured latency
 // (finite, > 0). InvalidArgument naming the first sample that has none.

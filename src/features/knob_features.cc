@@ -17,12 +17,13 @@ const std::vector<std::string>& knob_feature_names() {
     std::vector<std::string> n;
     for (const std::string& p : providers()) n.push_back("provider_" + p);
     for (size_t i = 0; i < kKnobSlots; ++i) n.push_back("knob" + std::to_string(i));
+    n.push_back("chained_io");
     return n;
   }();
   return names;
 }
 
-Result<std::vector<float>> knob_features(const ir::Workload& w, const kernels::Config& config) {
+Result<std::vector<float>> knob_features(const ir::Workload& w, const kernels::Config& config, bool chained) {
   TP_ASSIGN_OR_RETURN(const kernels::Provider* provider, kernels::find_provider(config.provider));
   std::vector<float> out;
   for (const std::string& p : providers()) out.push_back(p == config.provider ? 1.0f : 0.0f);
@@ -43,6 +44,7 @@ Result<std::vector<float>> knob_features(const ir::Workload& w, const kernels::C
     }
     out.push_back(v);
   }
+  out.push_back(chained ? 1.0f : 0.0f);
   return out;
 }
 

@@ -116,7 +116,7 @@ std::vector<Result<ProgramFeatures>> program_features(std::span<const ProgramRef
   std::vector<size_t> job_of;
   for (size_t i = 0; i < programs.size(); ++i) {
     const ProgramRef& p = programs[i];
-    Result<std::vector<float>> k = knob_features(p.workload, p.config);
+    Result<std::vector<float>> k = knob_features(p.workload, p.config, p.chained);
     if (!k.ok()) {
       out[i] = k.status();
       continue;
@@ -148,8 +148,8 @@ std::vector<Result<ProgramFeatures>> program_features(std::span<const ProgramRef
 }
 
 Result<ProgramFeatures> program_features(const ir::Workload& w, const kernels::Config& config,
-                                         const std::string& target) {
-  const ProgramRef one{w, config, target};
+                                         const std::string& target, bool chained) {
+  const ProgramRef one{w, config, target, chained};
   return std::move(program_features(std::span<const ProgramRef>(&one, 1)).front());
 }
 

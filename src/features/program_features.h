@@ -44,8 +44,10 @@ ProgramFeatures loop_nest_features(const kernels::LoopNest& nest);
 // Features of (workload, config) for a Halide target string ("host", or e.g. one of a device's
 // targets): lowers Halide configs (no machine code), reads the knobs of the others. Errors: what
 // kernels::lower and the provider's validation report.
+// `chained`: the program as a graph chains it, its activation input and output in its native
+// layout (the "config.chained_io" column; knob_features.h).
 Result<ProgramFeatures> program_features(const ir::Workload& w, const kernels::Config& config,
-                                         const std::string& target = "host");
+                                         const std::string& target = "host", bool chained = false);
 
 // The features of many programs: the same as program_features of each, with Halide configs lowered
 // in a few forked workers rather than in one each (a crash in Halide costs one program an error).
@@ -53,6 +55,7 @@ struct ProgramRef {
   ir::Workload workload;
   kernels::Config config;
   std::string target = "host";
+  bool chained = false;
 };
 std::vector<Result<ProgramFeatures>> program_features(std::span<const ProgramRef> programs);
 

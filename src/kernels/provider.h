@@ -120,6 +120,13 @@ class Provider {
   // block footprints, ...), for learned models. The same length for every config of w's op kind;
   // empty when the provider has none for it. Errors: the config is invalid (as validate()).
   virtual Result<std::vector<double>> schedule_features(const ir::Workload& w, const Config& c) const = 0;
+  // Without compiling: the family of native layout (Kernel::native_input_layout(0) and
+  // native_output_layout()) a kernel of (w, c) is expected to name, e.g. "onednn:blocked"; two
+  // configs whose families are equal are expected to agree, so that a graph runtime chains them.
+  // Empty: the kernel reads and writes plain tensors (every Halide kernel). An estimate for
+  // predicting what a graph costs: the compiled kernels' own layouts decide at run time (a oneDNN
+  // convolution of 3 input channels keeps a plain input, say).
+  virtual std::string expected_native_layout(const ir::Workload& /*w*/, const Config& /*c*/) const { return {}; }
   // Instantiation errors (bad knob values, or a schedule Halide rejects for this workload, as
   // AutoTVM raises InstantiationError at schedule time) are InvalidArgument; failures of the
   // compiler itself are Internal.

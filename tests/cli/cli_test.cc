@@ -408,6 +408,10 @@ TEST(Cli, FeaturesPrintsTheProgramsFeatures) {
   CmdResult onednn = tensorperf("features --workload '" + key + "' --provider onednn --json");
   ASSERT_EQ(onednn.exit_code, 0) << onednn.err;
   EXPECT_EQ(nlohmann::json::parse(onednn.out)["kind"], "knobs");
+  EXPECT_EQ(nlohmann::json::parse(onednn.out)["pooled"]["config.chained_io"], 0);
+  CmdResult chained = tensorperf("features --workload '" + key + "' --provider onednn --chained --json");
+  ASSERT_EQ(chained.exit_code, 0) << chained.err;
+  EXPECT_EQ(nlohmann::json::parse(chained.out)["pooled"]["config.chained_io"], 1);
   CmdResult table = tensorperf("features --workload '" + key + "'");
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("pooled feature"), std::string::npos) << table.out;
@@ -455,6 +459,11 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
     EXPECT_GT(op["predicted_ms"].get<double>(), 0);
     EXPECT_GT(op["measured_ms"].get<double>(), 0) << op.dump();
     sum += op["predicted_ms"].get<double>() * op["count"].get<double>();
+    // The share of the instances predicted inside a chain of native layouts (only kernels that have one).
+    const double chained = op["chained_share"].get<double>();
+    EXPECT_GE(chained, 0) << op.dump();
+    EXPECT_LE(chained, 1) << op.dump();
+    if (op["provider"] == "halide") EXPECT_EQ(chained, 0) << op.dump();
   }
   EXPECT_NEAR(pj["predicted_ms"].get<double>(), sum, 1e-9 * sum);
   EXPECT_GT(pj["measured_ms"].get<double>(), 0);

@@ -79,6 +79,29 @@ TEST(OnednnProvider, RunsMakeNoPrimitives) {
   EXPECT_GE(with_reorders, 5);  // the check covered kernels that convert layouts
 }
 
+// The layout a kernel is expected to keep (without compiling) against the layouts the compiled
+// kernel names: a plain estimate means a kernel without a native output, and a native one a native
+// output.
+TEST(OnednnProvider, ExpectedNativeLayoutsMatchTheCompiledKernels) {
+  const Provider& p = *find_provider("onednn").value();
+  const Provider& halide = *find_provider("halide").value();
+  int native = 0, plain = 0;
+  for (const ir::Workload& w : testing::coverage_workloads()) {
+    if (halide.supports(w)) EXPECT_EQ(halide.expected_native_layout(w, halide.default_config(w)), "");
+    if (!p.supports(w)) continue;
+    for (const Config& c : p.space(w).enumerate("onednn")) {
+      auto kernel = p.compile(w, c, CompileOptions{"host", 1});
+      if (!kernel.ok()) continue;
+      const std::string expected = p.expected_native_layout(w, c);
+      const bool has = !(**kernel).native_output_layout().key.empty();
+      EXPECT_EQ(has, !expected.empty()) << w.key() << " " << c.knobs.dump() << " expected '" << expected << "'";
+      (expected.empty() ? plain : native) += 1;
+    }
+  }
+  EXPECT_GE(native, 5);
+  EXPECT_GE(plain, 5);
+}
+
 TEST(OnednnProvider, SupportsAnchorsAndPoolsOnly) {
   const Provider& p = *find_provider("onednn").value();
   for (const ir::Workload& w : testing::coverage_workloads()) {

@@ -9,14 +9,17 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <set>
 
 #include "db/record_store.h"
 #include "ir/models/zoo.h"
+#include "ir/task_extraction.h"
 #include "kernels/provider.h"
 #include "measure/device.h"
 #include "measure/record.h"
+#include "runtime/layout_chains.h"
 
 namespace tensorperf::runtime {
 namespace {
@@ -293,6 +296,37 @@ TEST(Executor, BlockedLayoutsPropagateThroughChainsOfOnednnKernels) {
   EXPECT_GE(e->native_layout_values(), convs - 3) << convs << " convolutions";
   auto reference = load(*g, options(ConfigPolicy::kReference));
   EXPECT_LE(relative_error(run(*e), run(*reference)), 1e-3);
+}
+
+// The estimate made before compiling (layout_chains.h) chains the activations the executor keeps in
+// native layouts, on models with residual adds (ResNet-18), depthwise convs (MobileNet-V2) and
+// concats (SqueezeNet), with oneDNN's default configs.
+TEST(Executor, EstimatedChainsAreTheExecutorsChains) {
+  for (const char* model : {"resnet18", "mobilenet_v2", "squeezenet1_1"}) {
+    Result<ir::Graph> g = ir::build_model(model, {1, 64});
+    ASSERT_TRUE(g.ok()) << model;
+    auto e = load(*g, options(ConfigPolicy::kOnednn));
+    auto fused = ir::fuse_graph(*g);
+    ASSERT_TRUE(fused.ok());
+    std::map<std::string, const StepInfo*> step_at;  // anchor node name -> step
+    for (const StepInfo& s : e->steps()) step_at[s.name] = &s;
+    std::vector<std::string> layouts;
+    for (const auto& [f, w] : *fused) {
+      auto it = step_at.find(g->node(f.anchor).name);
+      ASSERT_NE(it, step_at.end()) << model << ": no step at " << g->node(f.anchor).name;
+      Result<const kernels::Provider*> p = kernels::find_provider(it->second->provider);
+      layouts.push_back(p.ok() ? (*p)->expected_native_layout(w, {it->second->provider, it->second->config}) : "");
+    }
+    std::vector<ChainedIo> chained = estimate_chained_io(*g, *fused, layouts);
+    int outputs = 0, inputs = 0;
+    for (const ChainedIo& c : chained) {
+      outputs += c.output;
+      inputs += c.input;
+    }
+    EXPECT_EQ(outputs, e->native_layout_values()) << model;
+    EXPECT_GE(inputs, outputs) << model;
+    EXPECT_GT(outputs, 5) << model;
+  }
 }
 
 // A Halide kernel in the middle of a chain of oneDNN kernels reads and writes plain tensors: the

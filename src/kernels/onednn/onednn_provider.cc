@@ -536,6 +536,26 @@ class OnednnProvider final : public Provider {
     return std::vector<double>{};
   }
 
+  // Convolutions with format "any" let oneDNN pick a layout: channel-blocked for depthwise ones and
+  // for those with at least 8 output channels whose input has at least 8 channels or is an image's
+  // few (oneDNN's stem kernels); plain for the rest (as oneDNN 2.6 picks for the coverage shapes:
+  // OnednnProvider.ExpectedNativeLayoutsMatchTheCompiledKernels). "nhwc" convolutions and pools keep
+  // channels last (a global pool's 1x1 output is plain either way); dense and matmul take plain
+  // activations.
+  std::string expected_native_layout(const ir::Workload& w, const Config& c) const override {
+    if (!validate(w, c).ok()) return {};
+    const std::string format = c.knobs.value("format", "plain");
+    const bool pool = w.op == ir::OpKind::kMaxPool2d || w.op == ir::OpKind::kAvgPool2d;
+    if ((w.op == ir::OpKind::kConv2d || pool) && format == "nhwc") return "onednn:nhwc";
+    if (w.op != ir::OpKind::kConv2d || format != "any") return {};
+    const int64_t groups = w.attrs.get_int("groups", 1);
+    const int64_t in = w.inputs[0].shape[1], out = w.output.shape[1];
+    const bool depthwise = groups > 1 && groups == in && out % groups == 0;
+    if (depthwise) return "onednn:blocked";
+    if (groups == 1 && out >= 8 && (in >= 8 || in <= 4)) return "onednn:blocked";
+    return {};
+  }
+
   // oneDNN picks its own kernels: its whole (small) space is the candidate list.
   std::vector<Config> seed_configs(const ir::Workload&, const std::string&) const override { return {}; }
 

@@ -1,0 +1,74 @@
+// Samples from a store's records: a record with native costs gives a second, chained sample.
+#include "costmodel/record_samples.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "db/record_store.h"
+#include "features/program_features.h"
+#include "kernels/provider.h"
+
+namespace tensorperf::costmodel {
+namespace {
+
+size_t chained_column() {
+  const auto& names = features::pooled_feature_names();
+  return static_cast<size_t>(std::find(names.begin(), names.end(), "config.chained_io") - names.begin());
+}
+
+TEST(RecordSamples, ARecordWithNativeCostsGivesAChainedSampleToo) {
+  ASSERT_LT(chained_column(), features::pooled_feature_names().size());
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tp-record-samples-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto store = db::open_store((dir / "s.db").string(), db::OpenMode::kCreate);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+
+  measure::Device device;
+  device.cpu_model = "AMD EPYC 7B13 64-Core Processor";
+  device.isa = "avx2";
+  device.target = "x86-64-linux-avx-avx2-f16c-fma-sse41";
+  device.threads = 2;
+  device.peak_gflops = 100;
+  DeviceTable devices;
+  devices.add(device);
+
+  const std::string conv = "conv2d|float32[1,16,14,14];float32[16,16,3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];"
+                           "strides=[1,1]|relu";
+  ASSERT_TRUE(ir::parse_workload_key(conv).ok()) << ir::parse_workload_key(conv).status().message();
+  const kernels::Provider& onednn = *kernels::find_provider("onednn").value();
+  const ir::Workload w = *ir::parse_workload_key(conv);
+  measure::Record chained;
+  chained.workload_key = conv;
+  chained.device_key = device.key();
+  chained.target = device.target;
+  chained.provider = "onednn";
+  chained.config = onednn.default_config(w).knobs;
+  chained.costs = {4e-4, 5e-4, 6e-4};
+  chained.native_costs = {1e-4, 2e-4, 3e-4};
+  chained.timestamp = 1.7e9;
+  measure::Record plain = chained;  // another config, measured before native costs were
+  plain.config["format"] = "plain";
+  plain.native_costs.clear();
+  ASSERT_TRUE(db::add_record(**store, chained).ok());
+  ASSERT_TRUE(db::add_record(**store, plain).ok());
+
+  auto set = samples_from_store(**store, devices, {});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->skipped, 0u);
+  ASSERT_EQ(set->samples.size(), 3u);
+  int chained_samples = 0;
+  for (const Sample& s : set->samples) {
+    const bool is_chained = s.program[chained_column()] == 1.0f;
+    chained_samples += is_chained;
+    EXPECT_DOUBLE_EQ(s.seconds, is_chained ? 2e-4 : 5e-4);
+    EXPECT_EQ(s.provider, "onednn");
+  }
+  EXPECT_EQ(chained_samples, 1);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tensorperf::costmodel
