@@ -87,13 +87,20 @@ def main():
             out = run([tp, "predict", "--model", m, "--batch", str(batch), "--cost-model", model_file, "--db", a.db,
                        "--compare", "--repeat", str(a.repeat), "--json"] + threads)
             r = json.loads(out)
-            results[key] = {k: r[k] for k in ("model", "batch", "device", "predicted_ms", "measured_ms",
-                                               "measured_kernels_ms", "error")}
+            results[key] = {k: r[k] for k in ("model", "batch", "device", "predicted_ms", "predicted_alone_ms",
+                                               "measured_ms", "measured_kernels_ms", "error")}
             results[key]["sources"] = {}
             results[key]["chained_ops"] = 0.0  # operator instances predicted as chained (layout_chains.h)
+            # ms summed over the ops with a chained share and over the others: predicted alone,
+            # predicted (chains blended in), measured in the run.
+            parts = {"chained": [0.0, 0.0, 0.0], "other": [0.0, 0.0, 0.0]}
             for op in r["ops"]:
                 results[key]["sources"][op["source"]] = results[key]["sources"].get(op["source"], 0) + 1
                 results[key]["chained_ops"] += op.get("chained_share", 0) * op["count"]
+                part = parts["chained" if op.get("chained_share", 0) > 0 else "other"]
+                for i, k in enumerate(("predicted_alone_ms", "predicted_ms", "measured_ms")):
+                    part[i] += op.get(k, 0) * op["count"]
+            results[key]["parts"] = parts
             with open(results_path + ".tmp", "w") as f:
                 json.dump(results, f, indent=1)
             os.replace(results_path + ".tmp", results_path)
@@ -112,6 +119,8 @@ def report(a, results):
                      "yes" if abs(r["error"]) <= 0.10 else "no", "%.2f" % r["measured_kernels_ms"],
                      "%+.1f%%" % (100 * kernels_err), "%+.1f%%" % (100 * graph_gap),
                      "%.0f" % r["chained_ops"] if "chained_ops" in r else "-",
+                     "%+.1f%%" % (100 * (r["predicted_alone_ms"] - r["measured_ms"]) / r["measured_ms"])
+                     if "predicted_alone_ms" in r else "-",
                      " ".join("%s %d" % kv for kv in sorted(r.get("sources", {}).items()))])
     if not rows:
         print("predict_e2e: no results yet")
@@ -120,9 +129,30 @@ def report(a, results):
     print("Whole-model prediction vs `tensorperf run` on %s (cost model %s; run: median of the runs)" %
           (device, a.cost_model))
     e2e_bench.print_table(["model", "predicted ms", "run ms", "error", "within 10%", "run's kernels ms",
-                           "vs kernels", "graph overhead", "chained instances", "configs (ops)"], rows)
+                           "vs kernels", "graph overhead", "chained instances", "error without chains",
+                           "configs (ops)"], rows)
     print("\nwithin 10%%: %d of %d; median |error| %.1f%%, worst %.1f%%" %
           (sum(e <= 0.10 for e in errors), len(errors), 100 * statistics.median(errors), 100 * max(errors)))
+    parted = [r for r in results.values() if "parts" in r]
+    if parted:
+        print("\nThe operators with a chained share and the others, ms summed over the models' instances:")
+        rows = []
+        for key, r in results.items():
+            if "parts" not in r:
+                continue
+            c, o = r["parts"]["chained"], r["parts"]["other"]
+            err = lambda p, m: "%+.1f%%" % (100 * (p - m) / m) if m > 0 else "-"
+            rows.append([key, "%.2f" % c[2], err(c[0], c[2]), err(c[1], c[2]), "%.2f" % o[2], err(o[1], o[2])])
+        e2e_bench.print_table(["model", "chained ops: run ms", "predicted alone", "predicted with chains",
+                               "other ops: run ms", "predicted"], rows)
+        tot = [sum(r["parts"][k][i] for r in parted) for k in ("chained", "other") for i in range(3)]
+        print("all models: chained ops %.1f ms run, predicted alone %+.1f%%, with chains %+.1f%%; other ops %+.1f%%" %
+              (tot[2], 100 * (tot[0] - tot[2]) / tot[2], 100 * (tot[1] - tot[2]) / tot[2], 100 * (tot[4] - tot[5]) / tot[5]))
+    alone = [abs(r["predicted_alone_ms"] - r["measured_ms"]) / r["measured_ms"] for r in results.values()
+             if "predicted_alone_ms" in r]
+    if alone:
+        print("every kernel predicted as run alone (no chains): within 10%%: %d of %d; median |error| %.1f%%" %
+              (sum(e <= 0.10 for e in alone), len(alone), 100 * statistics.median(alone)))
     series = {}
     for key, r in results.items():
         s = series.setdefault("batch %d" % r["batch"], {"label": "batch %d" % r["batch"], "x": [], "y": []})

@@ -54,6 +54,7 @@ struct OpPrediction {
   double predicted_s = 0;
   std::optional<double> measured_s;  // per instance, with --compare
   double chained_share = 0;  // the instances' mean share run chained (both ends 1, one end 0.5)
+  double alone_s = 0;        // the prediction with every instance run alone (no chains)
 };
 
 void run_predict(const PredictOptions& o) {
@@ -151,6 +152,7 @@ void run_predict(const PredictOptions& o) {
         share[it->second] += 0.5 * (chained[k].input + chained[k].output);
     for (size_t i = 0; i < ops.size(); ++i) {
       OpPrediction& p = ops[i];
+      p.alone_s = p.predicted_s;
       p.chained_share = share[i] / static_cast<double>(std::max<int64_t>(p.task.count, 1));
       if (p.chained_share <= 0) continue;
       costmodel::Sample s = check(costmodel::make_sample(p.task.workload, p.config, device.target, device_vector,
@@ -159,9 +161,10 @@ void run_predict(const PredictOptions& o) {
       p.predicted_s = (1 - p.chained_share) * p.predicted_s + p.chained_share * chained_s;
     }
   }
-  double total = 0, measured_total = 0;
+  double total = 0, measured_total = 0, alone_total = 0;
   for (const OpPrediction& p : ops) {
     total += p.predicted_s * static_cast<double>(p.task.count);
+    alone_total += p.alone_s * static_cast<double>(p.task.count);
     if (p.measured_s) measured_total += *p.measured_s * static_cast<double>(p.task.count);
   }
   const double run_p50_s = run ? run->at("latency_ms").at("p50").get<double>() / 1e3 : 0;
@@ -173,6 +176,7 @@ void run_predict(const PredictOptions& o) {
                        {"described_by", device.key()},
                        {"cost_model", model->kind()},
                        {"predicted_ms", total * 1e3},
+                       {"predicted_alone_ms", alone_total * 1e3},
                        {"ops", nlohmann::json::array()}};
     for (const OpPrediction& p : ops) {
       nlohmann::json op{{"workload", p.task.workload.key()},
@@ -180,7 +184,8 @@ void run_predict(const PredictOptions& o) {
                         {"provider", p.config.provider},
                         {"source", p.source},
                         {"predicted_ms", p.predicted_s * 1e3},
-                        {"chained_share", p.chained_share}};
+                        {"chained_share", p.chained_share},
+                        {"predicted_alone_ms", p.alone_s * 1e3}};
       if (p.measured_s) op["measured_ms"] = *p.measured_s * 1e3;
       out["ops"].push_back(op);
     }

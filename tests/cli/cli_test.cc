@@ -454,7 +454,7 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   ASSERT_EQ(p.exit_code, 0) << p.err;
   auto pj = nlohmann::json::parse(p.out);
   EXPECT_EQ(pj["ops"].size(), 22u);
-  double sum = 0;
+  double sum = 0, alone_sum = 0;
   for (const auto& op : pj["ops"]) {
     EXPECT_GT(op["predicted_ms"].get<double>(), 0);
     EXPECT_GT(op["measured_ms"].get<double>(), 0) << op.dump();
@@ -464,8 +464,14 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
     EXPECT_GE(chained, 0) << op.dump();
     EXPECT_LE(chained, 1) << op.dump();
     if (op["provider"] == "halide") EXPECT_EQ(chained, 0) << op.dump();
+    // Without a chain the prediction is the one alone.
+    const double alone = op["predicted_alone_ms"].get<double>();
+    EXPECT_GT(alone, 0) << op.dump();
+    if (chained == 0) EXPECT_EQ(alone, op["predicted_ms"].get<double>()) << op.dump();
+    alone_sum += alone * op["count"].get<double>();
   }
   EXPECT_NEAR(pj["predicted_ms"].get<double>(), sum, 1e-9 * sum);
+  EXPECT_NEAR(pj["predicted_alone_ms"].get<double>(), alone_sum, 1e-9 * alone_sum);
   EXPECT_GT(pj["measured_ms"].get<double>(), 0);
   CmdResult no_model = tensorperf("predict --model squeezenet1_1 --cost-model " + (dir / "none.json").string());
   EXPECT_NE(no_model.exit_code, 0);
