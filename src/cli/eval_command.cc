@@ -1,7 +1,8 @@
 // `tensorperf eval`: how well a cost model predicts the measured records of a database: random,
-// cross-model and cross-device splits (CDMPP's protocol), with errors, rankings and top-k scores.
+// cross-model, cross-device and cross-CPU splits (CDMPP's protocol), with errors, rankings and top-k scores.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -92,17 +93,25 @@ SplitResult run_split(const EvalOptions& o, const std::string& model_name, const
   // With --cmd, held-out programs (unmeasured as far as training goes) are the regulariser's target:
   // the held-out network's, or the held-out device's (the same for every share of it).
   std::vector<costmodel::Sample> unlabeled;
+  std::vector<size_t> unlabeled_rows;
   if (o.cmd > 0 && split.name != "random") {
-    std::vector<size_t> rows = split.test;
-    rows.insert(rows.end(), split.fine_tune.begin(), split.fine_tune.end());
-    std::sort(rows.begin(), rows.end());
-    unlabeled = pick(rows);
+    unlabeled_rows = split.test;
+    unlabeled_rows.insert(unlabeled_rows.end(), split.fine_tune.begin(), split.fine_tune.end());
+    std::sort(unlabeled_rows.begin(), unlabeled_rows.end());
+    unlabeled = pick(unlabeled_rows);
   }
   if (split.fine_tune.empty()) {
     model = check(costmodel::make_cost_model(model_name, mo));
     check(model->fit_adapted(pick(split.train), unlabeled));
   } else {
-    auto& base = pretrained[{model_name, split.train}];
+    // The pre-training depends on its training set and, with --cmd, on the regulariser's target
+    // (the devices of one CPU share a training set in cross-cpu splits, not their held-out programs).
+    std::vector<size_t> key = split.train;
+    if (!unlabeled_rows.empty()) {
+      key.push_back(std::numeric_limits<size_t>::max());
+      key.insert(key.end(), unlabeled_rows.begin(), unlabeled_rows.end());
+    }
+    auto& base = pretrained[{model_name, key}];
     if (!base) {
       base = check(costmodel::make_cost_model(model_name, mo));
       check(base->fit_adapted(pick(split.train), unlabeled));
@@ -123,8 +132,9 @@ SplitResult run_split(const EvalOptions& o, const std::string& model_name, const
 }
 
 void run_eval(const EvalOptions& o) {
-  if (o.split != "all" && o.split != "random" && o.split != "cross-model" && o.split != "cross-device")
-    throw CommandFailed("--split must be random, cross-model, cross-device or all", kExitUsage);
+  if (o.split != "all" && o.split != "random" && o.split != "cross-model" && o.split != "cross-device" &&
+      o.split != "cross-cpu")
+    throw CommandFailed("--split must be random, cross-model, cross-device, cross-cpu or all", kExitUsage);
   for (const std::string& m : o.cost_models) {
     Status known = costmodel::make_cost_model(m).status();
     if (!known.ok()) throw CommandFailed("--cost-model: " + known.message(), kExitUsage);
@@ -158,6 +168,24 @@ void run_eval(const EvalOptions& o) {
         for (double share : o.shares)
           for (auto sel : {costmodel::Selection::kKMeans, costmodel::Selection::kRandom})
             splits.push_back(costmodel::cross_device_split(set.samples, key, share / 100.0, sel, o.seed));
+  }
+  if (o.split == "all" || o.split == "cross-cpu") {
+    std::set<std::string> keys, cpus;
+    for (const costmodel::Sample& s : set.samples) {
+      keys.insert(s.device_key);
+      cpus.insert(costmodel::cpu_of_device(s.device_key));
+    }
+    if (cpus.size() >= 2) {
+      for (const std::string& key : keys)
+        for (double share : o.shares)
+          for (auto sel : {costmodel::Selection::kKMeans, costmodel::Selection::kRandom})
+            splits.push_back(costmodel::cross_device_split(set.samples, key, share / 100.0, sel, o.seed,
+                                                           costmodel::HoldOut::kCpu));
+    } else if (o.split == "cross-cpu") {
+      throw CommandFailed(fmt::format("--split cross-cpu needs records of at least two CPUs; {} holds only {}", o.db,
+                                      cpus.empty() ? std::string("none") : *cpus.begin()),
+                          kExitUsage);
+    }
   }
   std::vector<SplitResult> results;
   size_t step = 0;
@@ -250,16 +278,19 @@ void run_eval(const EvalOptions& o) {
 
 void register_eval_command(CLI::App& app) {
   static EvalOptions o;
-  auto* cmd = app.add_subcommand("eval", "evaluate a cost model on a database's measurements: random, cross-model and "
-                                         "cross-device splits (MAPE, within 10/20%, pairwise ranking, top-k)");
+  auto* cmd = app.add_subcommand("eval", "evaluate a cost model on a database's measurements: random, cross-model, "
+                                         "cross-device and cross-cpu splits (MAPE, within 10/20%, pairwise ranking, top-k)");
   cmd->add_option("--db", o.db, "the database of measurements (SQLite path or postgresql:// URL)")->capture_default_str();
   cmd->add_option("--devices", o.devices, "directory of device-<key>.json descriptions (measured peaks)")
       ->capture_default_str();
   cmd->add_option("--cost-model", o.cost_models, "which models, comma-separated: " + costmodel::cost_model_names())
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--split", o.split, "random, cross-model, cross-device or all")->capture_default_str();
-  cmd->add_option("--shares", o.shares, "cross-device: percentages of the held-out device's samples to train with")
+  cmd->add_option("--split", o.split,
+                  "random, cross-model, cross-device, cross-cpu (every device of the held-out device's CPU kept out "
+                  "of pre-training) or all")
+      ->capture_default_str();
+  cmd->add_option("--shares", o.shares, "cross-device and cross-cpu: percentages of the held-out device's samples to train with")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--max-samples", o.max_samples, "use an even subsample of this many records (0: all)")
@@ -272,11 +303,11 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("--save", o.save, "also train on every sample and save the model to this file");
   cmd->add_option("--cmd", o.cmd,
                   "transformer: weight of the central-moment-discrepancy regulariser between the embeddings of the "
-                  "training programs and the held-out ones (cross-model and cross-device splits; 0: off)")
+                  "training programs and the held-out ones (cross-model, cross-device and cross-cpu splits; 0: off)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--joint", o.joint,
-                "cross-device: train one model on the other devices and the chosen share together instead of "
+                "cross-device and cross-cpu: train one model on the other devices and the chosen share together instead of "
                 "pre-training on the others and fine-tuning with the share");
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a predicted-vs-measured figure spec for scripts/plot.py (every model's random split, the "

@@ -1,6 +1,9 @@
 #include "costmodel/splits.h"
 
+#include "costmodel/device_table.h"
+
 #include <algorithm>
+#include <map>
 #include <limits>
 #include <numeric>
 #include <cstdio>
@@ -16,7 +19,7 @@ Split random_split(const std::vector<Sample>& samples, double test_share, uint64
   std::mt19937_64 rng(seed);
   std::shuffle(order.begin(), order.end(), rng);
   const auto n_test = static_cast<size_t>(test_share * static_cast<double>(samples.size()));
-  Split s{"random", {}, {}};
+  Split s{"random", {}, {}, {}};
   s.test.assign(order.begin(), order.begin() + static_cast<long>(n_test));
   s.train.assign(order.begin() + static_cast<long>(n_test), order.end());
   std::sort(s.train.begin(), s.train.end());
@@ -28,7 +31,7 @@ std::vector<Split> cross_model_splits(const std::vector<Sample>& samples,
                                       const std::map<std::string, std::set<std::string>>& workloads_of_network) {
   std::vector<Split> out;
   for (const auto& [network, workloads] : workloads_of_network) {
-    Split s{"cross-model " + network, {}, {}};
+    Split s{"cross-model " + network, {}, {}, {}};
     for (size_t i = 0; i < samples.size(); ++i) {
       if (workloads.count(samples[i].workload)) s.test.push_back(i);
       else s.train.push_back(i);
@@ -124,13 +127,29 @@ std::vector<size_t> kmeans_representatives(const std::vector<Sample>& samples, c
   return out;
 }
 
+std::string cpu_of_device(const std::string& device_key) {
+  const DeviceKeyParts p = split_device_key(device_key);
+  return p.cpu.empty() ? p.arch : p.arch + "-" + p.cpu;
+}
+
 Split cross_device_split(const std::vector<Sample>& samples, const std::string& device, double share,
-                         Selection selection, uint64_t seed) {
+                         Selection selection, uint64_t seed, HoldOut hold_out) {
   std::vector<size_t> own;
   Split s;
+  const std::string cpu = cpu_of_device(device);
+  std::map<std::string, bool> same_cpu;  // by device key
   for (size_t i = 0; i < samples.size(); ++i) {
-    if (samples[i].device_key == device) own.push_back(i);
-    else s.train.push_back(i);
+    const std::string& key = samples[i].device_key;
+    if (key == device) {
+      own.push_back(i);
+      continue;
+    }
+    if (hold_out == HoldOut::kCpu) {
+      auto [it, added] = same_cpu.try_emplace(key, false);
+      if (added) it->second = cpu_of_device(key) == cpu;
+      if (it->second) continue;
+    }
+    s.train.push_back(i);
   }
   const auto n = static_cast<size_t>(std::max(0.0, share * static_cast<double>(own.size()) + 0.5));
   std::vector<size_t> chosen;
@@ -147,7 +166,8 @@ Split cross_device_split(const std::vector<Sample>& samples, const std::string& 
   for (size_t i : own) (picked.count(i) ? s.fine_tune : s.test).push_back(i);
   char pct[32];
   std::snprintf(pct, sizeof pct, "%g%%", 100 * share);
-  s.name = "cross-device " + device + " " + pct + " " + selection_name(selection);
+  s.name = std::string(hold_out == HoldOut::kCpu ? "cross-cpu " : "cross-device ") + device + " " + pct + " " +
+           selection_name(selection);
   return s;
 }
 

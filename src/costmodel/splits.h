@@ -1,7 +1,8 @@
 // How cost models are evaluated (CDMPP's protocol): a random split; cross-model (hold out each
 // network in turn, removing from training every workload it shares with the others); cross-device
 // (hold out a device, pre-train on the others, fine-tune with a small share of its samples, chosen
-// by k-means over the program features or at random, test on the rest of it).
+// by k-means over the program features or at random, test on the rest of it); cross-CPU (the same,
+// with every device of the held-out device's CPU kept out of pre-training).
 #pragma once
 
 #include <cstdint>
@@ -33,10 +34,19 @@ std::vector<Split> cross_model_splits(const std::vector<Sample>& samples,
 enum class Selection { kKMeans, kRandom };
 const char* selection_name(Selection s);  // "kmeans", "random"
 
-// Hold out `device`: train on every other device's samples, fine-tune with `share` of its own
-// (chosen by `selection`), test on the rest of its samples.
+// What a cross-device split keeps out of training: the held-out device alone, or every device of
+// its CPU (the same arch and CPU part of the key, split_device_key: its other ISA levels and thread
+// counts), so that the model meets the CPU for the first time.
+enum class HoldOut { kDevice, kCpu };
+
+// Hold out `device`: train on the samples of every other device (with HoldOut::kCpu, of every other
+// CPU), fine-tune with `share` of its own (chosen by `selection`), test on the rest of its samples.
+// Named "cross-device KEY 5% kmeans" or "cross-cpu KEY 5% kmeans".
 Split cross_device_split(const std::vector<Sample>& samples, const std::string& device, double share,
-                         Selection selection, uint64_t seed);
+                         Selection selection, uint64_t seed, HoldOut hold_out = HoldOut::kDevice);
+
+// The CPU a device key names ("x86_64-amd-epyc-f26m2" of "x86_64-amd-epyc-f26m2-avx512-t2").
+std::string cpu_of_device(const std::string& device_key);
 
 // k-means (k-means++ seeding, Lloyd iterations) over the rows `rows` of the samples' program
 // vectors; returns, for each of the k clusters that got members, the member closest to its centre.

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <unistd.h>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -463,11 +464,15 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
     const double chained = op["chained_share"].get<double>();
     EXPECT_GE(chained, 0) << op.dump();
     EXPECT_LE(chained, 1) << op.dump();
-    if (op["provider"] == "halide") EXPECT_EQ(chained, 0) << op.dump();
+    if (op["provider"] == "halide") {
+      EXPECT_EQ(chained, 0) << op.dump();
+    }
     // Without a chain the prediction is the one alone.
     const double alone = op["predicted_alone_ms"].get<double>();
     EXPECT_GT(alone, 0) << op.dump();
-    if (chained == 0) EXPECT_EQ(alone, op["predicted_ms"].get<double>()) << op.dump();
+    if (chained == 0) {
+      EXPECT_EQ(alone, op["predicted_ms"].get<double>()) << op.dump();
+    }
     alone_sum += alone * op["count"].get<double>();
   }
   EXPECT_NEAR(pj["predicted_ms"].get<double>(), sum, 1e-9 * sum);
@@ -479,9 +484,54 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   CmdResult bad = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split sideways");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  // This database holds one CPU's records: nothing to hold out a CPU against.
+  CmdResult one_cpu = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split cross-cpu --json");
+  EXPECT_EQ(one_cpu.exit_code, 2);
+  EXPECT_EQ(lines(one_cpu.err), 1) << one_cpu.err;
+  EXPECT_NE(one_cpu.err.find("two CPUs"), std::string::npos) << one_cpu.err;
   CmdResult no_devices = tensorperf("eval --db " + db + " --devices " + (dir / "none").string());
   EXPECT_NE(no_devices.exit_code, 0);
   EXPECT_EQ(lines(no_devices.err), 1) << no_devices.err;
+  std::filesystem::remove_all(dir);
+}
+
+// cross-cpu: the same records again as a second CPU's (another key, another description); each
+// device is evaluated after pre-training on the other CPU's records only.
+TEST(Cli, EvalHoldsOutAWholeCpu) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tp_eval_cpu_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string db = (dir / "records.db").string();
+  const std::string first = "x86_64-amd-epyc-avx512-t2", second = "x86_64-amd-epyc-f26m2-avx512-t2";
+  std::ifstream in(std::string(TENSORPERF_SOURCE_DIR) + "/data/best_known/resnet18_" + first + ".jsonl");
+  std::ofstream out(dir / "second.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    auto r = nlohmann::json::parse(line);
+    ASSERT_EQ(r["input"]["device"], first);
+    r["input"]["device"] = second;
+    out << r.dump() << "\n";
+  }
+  out.close();
+  CmdResult imp = tensorperf("db import --db " + db + " " + TENSORPERF_SOURCE_DIR + "/data/best_known/resnet18_" +
+                             first + ".jsonl " + (dir / "second.jsonl").string());
+  ASSERT_EQ(imp.exit_code, 0) << imp.err;
+  for (const auto& [key, signature] : {std::pair{first, ""}, std::pair{second, R"("cpu_signature":"f26m2",)"}})
+    std::ofstream(dir / ("device-" + key + ".json"))
+        << R"({"arch":"x86_64","cpu_model":"AMD EPYC",)" << signature
+        << R"("isa_features":["sse41","avx","avx2","fma","avx512f"],)"
+        << R"("isa":"avx512","target":"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41","cores":2,"threads":2,)"
+        << R"("l1d_bytes":32768,"l2_bytes":524288,"l3_bytes":33554432,"peak_gflops":150,"mem_bandwidth_gbs":12})";
+  CmdResult r = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split cross-cpu --shares 10 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["samples"], 72);
+  EXPECT_TRUE(j["closest_device"].empty()) << j["closest_device"].dump();  // both described as themselves
+  ASSERT_EQ(j["splits"].size(), 4u);  // two devices x (k-means, random)
+  for (const auto& split : j["splits"]) {
+    EXPECT_EQ(split["split"].get<std::string>().rfind("cross-cpu ", 0), 0u) << split.dump();
+    EXPECT_EQ(split["train"], 36) << split.dump();
+    EXPECT_EQ(split["fine_tune"].get<int>() + split["test"].get<int>(), 36) << split.dump();
+    EXPECT_GE(split["mape"].get<double>(), 0);
+  }
   std::filesystem::remove_all(dir);
 }
 

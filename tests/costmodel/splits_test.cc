@@ -73,6 +73,32 @@ TEST(Splits, CrossDeviceFineTunesOnAShareOfTheHeldOutDevice) {
   EXPECT_EQ(r.train.size(), 60u);
 }
 
+TEST(Splits, CrossCpuKeepsTheWholeCpuOutOfTraining) {
+  // Two CPUs: "x86_64-amd-epyc" (two devices) and "x86_64-amd-epyc-f26m2" (three devices).
+  const std::vector<std::string> keys = {"x86_64-amd-epyc-avx512-t2", "x86_64-amd-epyc-avx2-fma-t1",
+                                         "x86_64-amd-epyc-f26m2-avx512-t2", "x86_64-amd-epyc-f26m2-avx512-t1",
+                                         "x86_64-amd-epyc-f26m2-sse41-t2"};
+  std::vector<Sample> samples;
+  for (const std::string& key : keys)
+    for (int i = 0; i < 20; ++i) samples.push_back(at(static_cast<float>(i), 0, "w", key));
+  EXPECT_EQ(cpu_of_device("x86_64-amd-epyc-f26m2-sse41-t2"), "x86_64-amd-epyc-f26m2");
+  EXPECT_EQ(cpu_of_device("x86_64-amd-epyc-avx2-fma-t1"), "x86_64-amd-epyc");
+  Split c = cross_device_split(samples, "x86_64-amd-epyc-f26m2-avx512-t2", 0.1, Selection::kRandom, 1, HoldOut::kCpu);
+  EXPECT_EQ(c.name, "cross-cpu x86_64-amd-epyc-f26m2-avx512-t2 10% random");
+  EXPECT_EQ(c.train.size(), 40u);  // only the other CPU's two devices
+  for (size_t i : c.train) EXPECT_EQ(cpu_of_device(samples[i].device_key), "x86_64-amd-epyc") << samples[i].device_key;
+  EXPECT_EQ(c.fine_tune.size(), 2u);
+  EXPECT_EQ(c.test.size(), 18u);
+  for (size_t i : c.test) EXPECT_EQ(samples[i].device_key, "x86_64-amd-epyc-f26m2-avx512-t2");
+  // Holding out the device alone trains on its CPU's other devices too.
+  Split d = cross_device_split(samples, "x86_64-amd-epyc-f26m2-avx512-t2", 0.1, Selection::kRandom, 1);
+  EXPECT_EQ(d.train.size(), 80u);
+  EXPECT_EQ(d.test, c.test);
+  // Every device of one CPU gets the same training set, so one pre-training serves them all.
+  Split e = cross_device_split(samples, "x86_64-amd-epyc-f26m2-sse41-t2", 0.05, Selection::kKMeans, 1, HoldOut::kCpu);
+  EXPECT_EQ(e.train, c.train);
+}
+
 TEST(DeviceTable, UnknownDevicesGetTheClosestDescribedOneFlagged) {
   DeviceTable table;
   EXPECT_EQ(table.vector_for("x86_64-amd-epyc-avx2-fma-t1").status().code(), StatusCode::kNotFound);
