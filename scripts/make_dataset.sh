@@ -81,7 +81,10 @@ export_dataset() {
   for key in $("$TP" db devices --db "$DB" --json | python3 -c 'import json,sys; [print(d["device"]) for d in json.load(sys.stdin)]'); do
     "$TP" db export --all --db "$DB" --device "$key" | zstd -q -19 -f -o "$OUT/$key.jsonl.zst"
     cache="${XDG_CACHE_HOME:-$HOME/.cache}/tensorperf/device-$key.json"
-    [[ -f "$cache" ]] && cp "$cache" "$OUT/device-$key.json"
+    # A device keeps the description it was first shipped with: a new session measures its peaks
+    # again (2026-11-25: 53 against 104 GFLOP/s for one device), and its earlier records were not
+    # measured under the new numbers.
+    [[ -f "$cache" && ! -f "$OUT/device-$key.json" ]] && cp "$cache" "$OUT/device-$key.json"
   done
   # A database made before a known fault was found still holds its records: they are not exported.
   python3 "$ROOT/scripts/drop_faulty_records.py" --dir "$OUT" | tail -1
