@@ -160,33 +160,23 @@ void run_eval(const EvalOptions& o) {
   if (o.split == "all" || o.split == "random") splits.push_back(costmodel::random_split(set.samples, 0.2, o.seed));
   if (o.split == "all" || o.split == "cross-model")
     for (auto& s : costmodel::cross_model_splits(set.samples, zoo_workloads())) splits.push_back(std::move(s));
-  if (o.split == "all" || o.split == "cross-device") {
-    std::set<std::string> keys;
-    for (const costmodel::Sample& s : set.samples) keys.insert(s.device_key);
-    if (keys.size() >= 2)
-      for (const std::string& key : keys)
-        for (double share : o.shares)
-          for (auto sel : {costmodel::Selection::kKMeans, costmodel::Selection::kRandom})
-            splits.push_back(costmodel::cross_device_split(set.samples, key, share / 100.0, sel, o.seed));
+  std::set<std::string> keys, cpus;
+  for (const costmodel::Sample& s : set.samples) {
+    keys.insert(s.device_key);
+    cpus.insert(costmodel::cpu_of_device(s.device_key));
   }
-  if (o.split == "all" || o.split == "cross-cpu") {
-    std::set<std::string> keys, cpus;
-    for (const costmodel::Sample& s : set.samples) {
-      keys.insert(s.device_key);
-      cpus.insert(costmodel::cpu_of_device(s.device_key));
-    }
-    if (cpus.size() >= 2) {
-      for (const std::string& key : keys)
-        for (double share : o.shares)
-          for (auto sel : {costmodel::Selection::kKMeans, costmodel::Selection::kRandom})
-            splits.push_back(costmodel::cross_device_split(set.samples, key, share / 100.0, sel, o.seed,
-                                                           costmodel::HoldOut::kCpu));
-    } else if (o.split == "cross-cpu") {
-      throw CommandFailed(fmt::format("--split cross-cpu needs records of at least two CPUs; {} holds only {}", o.db,
-                                      cpus.empty() ? std::string("none") : *cpus.begin()),
-                          kExitUsage);
-    }
-  }
+  auto add_device_splits = [&](costmodel::HoldOut hold_out) {
+    for (const std::string& key : keys)
+      for (double share : o.shares)
+        for (auto sel : {costmodel::Selection::kKMeans, costmodel::Selection::kRandom})
+          splits.push_back(costmodel::cross_device_split(set.samples, key, share / 100.0, sel, o.seed, hold_out));
+  };
+  if ((o.split == "all" || o.split == "cross-device") && keys.size() >= 2) add_device_splits(costmodel::HoldOut::kDevice);
+  if (o.split == "cross-cpu" && cpus.size() < 2)
+    throw CommandFailed(fmt::format("--split cross-cpu needs records of at least two CPUs; {} holds only {}", o.db,
+                                    cpus.empty() ? std::string("none") : *cpus.begin()),
+                        kExitUsage);
+  if ((o.split == "all" || o.split == "cross-cpu") && cpus.size() >= 2) add_device_splits(costmodel::HoldOut::kCpu);
   std::vector<SplitResult> results;
   size_t step = 0;
   for (const std::string& m : o.cost_models) {
