@@ -19,6 +19,7 @@ Known faults:
                           same workload and config on the same CPU and ISA within 30 s of it.
 """
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -79,6 +80,7 @@ def main():
     if not files:
         sys.exit(f"drop_faulty_records: no <device>.jsonl.zst files in {args.dir}")
 
+    @functools.cache  # a fault's test reads a partner device's file that is also read as its own
     def lines_of(device):
         path = os.path.join(args.dir, device + ".jsonl.zst")
         if not os.path.exists(path):
