@@ -5,6 +5,8 @@ times), from the record files <device key>.jsonl.zst and descriptions device-<ke
 
 Usage: scripts/dataset_readme.py --tensorperf build/tensorperf --dir data/measurements
        scripts/dataset_readme.py --pairs-of FILE|-   (prints "<records> <pairs>" of uncompressed JSONL records)
+       scripts/dataset_readme.py --tensorperf build/tensorperf --repeated-models-of FILE|-
+                                 (the models whose default configs are already measured twice there)
 """
 import argparse
 import glob
@@ -40,22 +42,34 @@ def median_cost(r):
     return costs[len(costs) // 2] if costs else None
 
 
-def noise_pairs(records):
-    """Relative differences |a - b| / min(a, b) of the median costs of configs measured (error-free) at least
-    twice, the first and last time at least a minute apart."""
+def paired_runs(records):
+    """{(device, workload, provider, config): (first, last)} of the configs measured (error-free) at least
+    twice on one device, the first and last time at least a minute apart; first and last are
+    (timestamp, median cost)."""
     groups = defaultdict(list)
     for r in records:
         c = median_cost(r)
         if r["result"]["error_no"] == 0 and c:
-            groups[(r["input"]["workload"], r["input"]["provider"], json.dumps(r["config"], sort_keys=True))].append(
-                (r["result"]["timestamp"], c))
-    diffs = []
-    for runs in groups.values():
+            groups[(r["input"]["device"], r["input"]["workload"], r["input"]["provider"],
+                    json.dumps(r["config"], sort_keys=True))].append((r["result"]["timestamp"], c))
+    out = {}
+    for key, runs in groups.items():
         runs.sort()
         if len(runs) >= 2 and runs[-1][0] - runs[0][0] >= 60:
-            a, b = runs[0][1], runs[-1][1]
-            diffs.append(abs(a - b) / min(a, b))
-    return diffs
+            out[key] = (runs[0], runs[-1])
+    return out
+
+
+def noise_pairs(records):
+    """Relative differences |a - b| / min(a, b) of the median costs of configs measured twice (paired_runs)."""
+    return [abs(a[1] - b[1]) / min(a[1], b[1]) for a, b in paired_runs(records).values()]
+
+
+def repeated_models(records, workloads_of):
+    """The models (names of workloads_of, "<model> b<batch>") at least half of whose workloads have a
+    config measured twice in `records`: measuring their defaults again would add third measurements."""
+    paired = {key[1] for key in paired_runs(records)}
+    return [m for m, keys in workloads_of.items() if len(keys & paired) * 2 >= len(keys)]
 
 
 def main():
@@ -63,11 +77,20 @@ def main():
     ap.add_argument("--tensorperf")
     ap.add_argument("--dir")
     ap.add_argument("--pairs-of", metavar="FILE", help="print '<records> <pairs>' of a JSONL file ('-': stdin)")
+    ap.add_argument("--repeated-models-of", metavar="FILE",
+                    help="print the models (one per line, '<model> b<batch>') at least half of whose workloads have a "
+                         "config measured twice in a JSONL file ('-': stdin); needs --tensorperf")
     args = ap.parse_args()
-    if args.pairs_of:
-        src = sys.stdin if args.pairs_of == "-" else open(args.pairs_of)
+    if args.pairs_of or args.repeated_models_of:
+        path = args.pairs_of or args.repeated_models_of
+        src = sys.stdin if path == "-" else open(path)
         records = [json.loads(line) for line in src if line.strip()]
-        print(len(records), len(noise_pairs(records)))
+        if args.pairs_of:
+            print(len(records), len(noise_pairs(records)))
+        else:
+            if not args.tensorperf:
+                ap.error("--repeated-models-of needs --tensorperf")
+            print("\n".join(repeated_models(records, model_workloads(args.tensorperf))))
         return
     if not args.tensorperf or not args.dir:
         ap.error("--tensorperf and --dir are required (or --pairs-of)")
@@ -129,15 +152,22 @@ def main():
     print("Configs measured twice, at least a minute apart (the repeat passes of `make_dataset.sh`): the median")
     print("relative difference |a - b| / min(a, b) of their median costs, per device. A cost model's error is")
     print("only meaningful above this.\n")
-    print("| device | pairs | median relative difference | 90th percentile |")
-    print("|---|---|---|---|")
+    print("| device | pairs | share of its records | median relative difference | 90th percentile |")
+    print("|---|---|---|---|---|")
+    all_pairs = 0
     for key, d in devices.items():
         diffs = noise_pairs(d["records"])
+        all_pairs += len(diffs)
+        share = f"{100 * len(diffs) / len(d['records']):.1f}%" if d["records"] else "-"
         if diffs:
             diffs.sort()
-            print(f"| `{key}` | {len(diffs)} | {100 * statistics.median(diffs):.1f}% | {100 * diffs[int(0.9 * (len(diffs) - 1))]:.1f}% |")
+            print(f"| `{key}` | {len(diffs)} | {share} | {100 * statistics.median(diffs):.1f}% | "
+                  f"{100 * diffs[int(0.9 * (len(diffs) - 1))]:.1f}% |")
         else:
-            print(f"| `{key}` | 0 | - | - |")
+            print(f"| `{key}` | 0 | {share} | - | - |")
+    print(f"\n{all_pairs} configs measured twice in {total} records ({100 * all_pairs / max(total, 1):.1f}%). A device's")
+    print("share can only grow on its own CPU; `make_dataset.sh` tops up the devices of the machine it runs on until")
+    print("their own share and the dataset's are at least 2%.")
 
 
 if __name__ == "__main__":

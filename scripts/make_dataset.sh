@@ -8,8 +8,8 @@
 # times every config it compiles at 1 thread too (`tune --also-threads 1`); the 1-thread run after it
 # only tops its device up to the round's budget. Each round re-measures one model's default configs
 # at a later time to give the noise floor; a top-up after the rounds measures more models' defaults
-# again until at least 2% of each device's records are configs measured twice. Each record keeps the
-# machine's load. Then exports the records per device, zstd-compressed, with the devices' descriptions, and
+# again until at least 2% of each device's records, and of the whole dataset's, are configs measured
+# twice. Each record keeps the machine's load. Then exports the records per device, zstd-compressed, with the devices' descriptions, and
 # writes data/measurements/README.md (scripts/dataset_readme.py), without the records of known measurement faults
 # (scripts/drop_faulty_records.py).
 #
@@ -74,6 +74,15 @@ wait_for_builds() {
   done
 }
 records() { "$TP" db stats --db "$DB" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])'; }
+device_key() {  # this machine's device key at ISA $1 and $2 threads
+  local w
+  w="$("$TP" tasks --model resnet18 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tasks"][0]["key"])')"
+  "$TP" features --workload "$w" --isa "$1" --threads "$2" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["device"])'
+}
+repeated_models() {  # ",m1 b1,m2 b1,...,": the models whose defaults device $1 already has measured twice
+  echo ",$("$TP" db export --all --db "$DB" --device "$1" 2> /dev/null |
+    python3 "$ROOT/scripts/dataset_readme.py" --tensorperf "$TP" --repeated-models-of - | tr '\n' ,)"
+}
 tasks_of() { "$TP" tasks --model "$1" --batch "$2" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["tasks"]))'; }
 
 export_dataset() {
@@ -128,10 +137,18 @@ for ((round = 1; round <= ROUNDS; round++)); do
         after=$(records)
         echo "[round $round/$ROUNDS $tuner] $isa t$t $model b$batch: +$((after - before)) records in $(( $(date +%s) - t0 )) s ($after in all, $(( ($(date +%s) - START) / 60 )) min)"
       done
-      # The noise floor: one model's default configs measured again, later than the first time.
-      m="${MODELS[$(( (round - 1) % ${#MODELS[@]} ))]}"
+      # The noise floor: one model's default configs measured again, later than the first time: the
+      # round's model, or the next one whose defaults this device does not have measured twice yet.
       rep="$WORK/repeat-r$round-$isa-t$t.jsonl"
+      m=""
       if [[ ! -s "$rep.done" ]]; then
+        repeated="$(repeated_models "$(device_key "$isa" "$t")")"
+        for ((i = 0; i < ${#MODELS[@]}; i++)); do
+          c="${MODELS[$(( (round - 1 + i) % ${#MODELS[@]} ))]}"
+          [[ "$repeated" == *",$c b1,"* ]] || { m="$c"; break; }
+        done
+      fi
+      if [[ -n "$m" ]]; then
         wait_for_builds
         "$TP" profile --model "$m" --isa "$isa" --threads "$t" --configs-per-task 1 --repeat 3 --min-repeat-ms 10 \
           --out "$rep" --json > /dev/null 2>> "$WORK/last_repeat.log" &&
@@ -142,33 +159,42 @@ for ((round = 1; round <= ROUNDS; round++)); do
   done
 done
 
-# Noise-floor top-up: on each device, while fewer than 2% of the records are configs measured twice, one
-# more model's default configs measured again (models the rounds did not measure again).
-device_key() {  # this machine's device key at ISA $1 and $2 threads
-  local w
-  w="$("$TP" tasks --model resnet18 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tasks"][0]["key"])')"
-  "$TP" features --workload "$w" --isa "$1" --threads "$2" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["device"])'
+# Noise-floor top-up: while fewer than 2% of a device's records, or of the whole dataset's, are configs
+# measured twice, one more model's default configs measured again on the devices of this machine (models
+# whose defaults the device does not yet have measured twice), a model at a time on every device, so the
+# devices stay even. The
+# devices of other CPUs can only be topped up on their own machines; until then this machine's devices
+# carry the dataset's share.
+short_of_pairs() {  # true while device $1, or the dataset, has fewer configs measured twice than 2% of its records
+  local n pairs all all_pairs
+  read -r n pairs < <("$TP" db export --all --db "$DB" --device "$1" 2> /dev/null | python3 "$ROOT/scripts/dataset_readme.py" --pairs-of -)
+  read -r all all_pairs < <("$TP" db export --all --db "$DB" 2> /dev/null | python3 "$ROOT/scripts/dataset_readme.py" --pairs-of -)
+  echo "make_dataset: $1: $pairs configs measured twice in $n records; the dataset: $all_pairs in $all"
+  (( pairs * 50 < n || all_pairs * 50 < all ))
 }
-short_of_pairs() {  # true while device $1 has fewer repeated configs than 2% of its records
-  read -r n pairs < <("$TP" db export --all --db "$DB" --device "$1" | python3 "$ROOT/scripts/dataset_readme.py" --pairs-of -)
-  echo "make_dataset: $1: $pairs configs measured twice in $n records"
-  (( pairs * 50 < n ))
-}
+# Per device: its key, and the models whose defaults it already has measured twice (by a round's
+# repeat, a top-up, or an earlier session's): measuring them again would only add third measurements.
+# A device found at 2%, with the dataset at 2%, stays there (only this loop adds records).
+declare -A KEYS REPEATED ENOUGH
 for isa in "${ISAS[@]}"; do
   for t in "${THREADS[@]}"; do
-    key="$(device_key "$isa" "$t")"
-    [[ -n "$key" ]] || continue
-    for m in "${MODELS[@]}"; do
+    KEYS["$isa $t"]="$(device_key "$isa" "$t")"
+    REPEATED["$isa $t"]="$(repeated_models "${KEYS["$isa $t"]}")"
+  done
+done
+for m in "${MODELS[@]}"; do
+  for isa in "${ISAS[@]}"; do
+    for t in "${THREADS[@]}"; do
       out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 3; }
-      # A model the rounds already measured again would only add third measurements.
-      cat "$WORK"/repeat-r*-"$isa-t$t".jsonl.done 2> /dev/null | grep -qx "$m" && continue
+      key="${KEYS["$isa $t"]}"
+      [[ -n "$key" ]] || continue
+      [[ "${REPEATED["$isa $t"]}" == *",$m b1,"* || -n "${ENOUGH["$isa $t"]:-}" ]] && continue
       rep="$WORK/repeat-top-$m-$isa-t$t.jsonl"
-      [[ -s "$rep.done" ]] && continue
-      short_of_pairs "$key" || break
+      short_of_pairs "$key" || { ENOUGH["$isa $t"]=1; continue; }
       wait_for_builds
       "$TP" profile --model "$m" --isa "$isa" --threads "$t" --configs-per-task 1 --repeat 3 --min-repeat-ms 10 \
         --out "$rep" --json > /dev/null 2>> "$WORK/last_repeat.log" &&
-        "$TP" db import --db "$DB" "$rep" > /dev/null && echo "$m" > "$rep.done"
+        "$TP" db import --db "$DB" "$rep" > /dev/null
       echo "[noise floor] $isa t$t $m defaults measured again ($(records) in all)"
     done
   done

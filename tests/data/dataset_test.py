@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""The committed measurement dataset (data/measurements/) and the scripts that make it.
+
+Checks what the dataset promises its users and what its README says of it:
+  - the noise-pair count of scripts/dataset_readme.py (pairs are per device, at least a minute apart,
+    error-free records only), on hand-made records;
+  - the fault test of scripts/drop_faulty_records.py, on hand-made records;
+  - the committed files: at least 40,000 records on at least 6 devices, each device with its description,
+    every zoo model's workloads (batch 1 and the batch-8 set) on at least 4 devices, at least 2% of the
+    records configs measured twice, no record of a known fault, and the README's headline count true.
+
+Usage: tests/data/dataset_test.py --tensorperf build/tensorperf
+"""
+import argparse
+import glob
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+DATA = os.path.join(ROOT, "data", "measurements")
+TENSORPERF = None
+
+
+def load_script(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+readme = load_script("dataset_readme")
+faults = load_script("drop_faulty_records")
+
+
+def record(device, workload, config, cost, timestamp, provider="halide", error_no=0):
+    return {"config": config,
+            "input": {"device": device, "provider": provider, "target": "x86-64-linux", "workload": workload},
+            "result": {"costs": [cost, cost, cost] if error_no == 0 else [], "error_no": error_no, "error_msg": "",
+                       "timestamp": timestamp, "build_time": 0.1, "run_time": 0.2, "load": 1.0}}
+
+
+class NoisePairs(unittest.TestCase):
+    def test_a_config_measured_twice_a_minute_apart_is_one_pair(self):
+        rs = [record("d-t2", "w", {"x": 1}, 1.0, 1000.0), record("d-t2", "w", {"x": 1}, 1.5, 1061.0)]
+        self.assertEqual(readme.noise_pairs(rs), [0.5])
+
+    def test_the_same_config_on_two_devices_is_no_pair(self):
+        rs = [record("d-t2", "w", {"x": 1}, 1.0, 1000.0), record("d-t1", "w", {"x": 1}, 2.0, 2000.0)]
+        self.assertEqual(readme.noise_pairs(rs), [])
+
+    def test_measurements_seconds_apart_are_no_pair(self):
+        rs = [record("d-t2", "w", {"x": 1}, 1.0, 1000.0), record("d-t2", "w", {"x": 1}, 1.0, 1030.0)]
+        self.assertEqual(readme.noise_pairs(rs), [])
+
+    def test_other_configs_providers_and_errors_are_no_pairs(self):
+        rs = [record("d-t2", "w", {"x": 1}, 1.0, 1000.0), record("d-t2", "w", {"x": 2}, 1.0, 2000.0),
+              record("d-t2", "w", {"x": 1}, 1.0, 3000.0, provider="onednn"),
+              record("d-t2", "w", {"x": 1}, 1.0, 4000.0, error_no=4)]
+        self.assertEqual(readme.noise_pairs(rs), [])
+
+    def test_three_measurements_are_one_pair_of_the_first_and_last(self):
+        rs = [record("d-t2", "w", {"x": 1}, 1.0, 1000.0), record("d-t2", "w", {"x": 1}, 4.0, 1100.0),
+              record("d-t2", "w", {"x": 1}, 2.0, 1200.0)]
+        self.assertEqual(readme.noise_pairs(rs), [1.0])
+
+
+class FaultyRecords(unittest.TestCase):
+    def test_a_one_thread_onednn_record_seconds_after_its_two_thread_twin_before_the_fix_is_dropped(self):
+        before = faults.FIX_ONEDNN_THREADS - 3600
+        t2 = [record("c-avx2-t2", "w", {"a": 1}, 1.0, before, provider="onednn")]
+        t1 = [record("c-avx2-t1", "w", {"a": 1}, 9.0, before + 5, provider="onednn"),      # the fault
+              record("c-avx2-t1", "w", {"a": 1}, 1.5, before + 600, provider="onednn"),    # later: a measurement
+              record("c-avx2-t1", "w", {"a": 2}, 9.0, before + 5, provider="onednn"),      # no twin
+              record("c-avx2-t1", "w", {"a": 1}, 9.0, before + 5, provider="halide"),      # not oneDNN
+              record("c-avx2-t1", "w", {"a": 1}, 9.0, faults.FIX_ONEDNN_THREADS + 5, provider="onednn")]
+        lines = {"c-avx2-t2": [json.dumps(r) for r in t2]}
+        self.assertEqual(faults.onednn_t1_also_threads("c-avx2-t1", t1, lambda d: lines[d]), [0])
+        self.assertEqual(faults.onednn_t1_also_threads("c-avx2-t2", t2, lambda d: lines[d]), [])
+
+
+class CommittedDataset(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.devices = {}
+        for path in sorted(glob.glob(os.path.join(DATA, "*.jsonl.zst"))):
+            key = os.path.basename(path)[: -len(".jsonl.zst")]
+            cls.devices[key] = readme.read_records(path)
+        cls.total = sum(len(rs) for rs in cls.devices.values())
+
+    def test_at_least_40000_records_on_at_least_6_devices_each_with_its_description(self):
+        self.assertGreaterEqual(self.total, 40000)
+        self.assertGreaterEqual(len(self.devices), 6)
+        for key, rs in self.devices.items():
+            desc = json.load(open(os.path.join(DATA, f"device-{key}.json")))
+            self.assertGreater(desc["peak_gflops"], 0, key)
+            self.assertTrue(all(r["input"]["device"] == key for r in rs), f"{key}.jsonl.zst holds another device")
+
+    def test_every_model_has_all_its_workloads_on_at_least_4_devices(self):
+        workloads = {key: {r["input"]["workload"] for r in rs} for key, rs in self.devices.items()}
+        for model, keys in readme.model_workloads(TENSORPERF).items():
+            covered = [d for d, ws in workloads.items() if keys <= ws]
+            self.assertGreaterEqual(len(covered), 4, f"{model}: every workload on only {covered}")
+
+    def test_at_least_2_percent_of_the_records_are_configs_measured_twice(self):
+        pairs = sum(len(readme.noise_pairs(rs)) for rs in self.devices.values())
+        self.assertGreaterEqual(pairs * 50, self.total, f"{pairs} pairs in {self.total} records")
+
+    def test_no_record_of_a_known_fault_is_left(self):
+        lines = {key: [json.dumps(r) for r in rs] for key, rs in self.devices.items()}
+
+        def lines_of(device):
+            if device not in lines:
+                raise FileNotFoundError(device)
+            return lines[device]
+
+        for key, rs in self.devices.items():
+            for name, test in faults.FAULTS:
+                self.assertEqual(test(key, rs, lines_of), [], f"{key}: records of {name}")
+
+    def test_the_readme_states_the_records_and_devices_there_are(self):
+        text = open(os.path.join(DATA, "README.md")).read()
+        m = re.search(r"\*\*(\d+) records on (\d+) devices\.\*\*", text)
+        self.assertIsNotNone(m, "the README has no '**N records on D devices.**' line")
+        self.assertEqual((int(m.group(1)), int(m.group(2))), (self.total, len(self.devices)))
+        for key, rs in self.devices.items():
+            self.assertIn(f"| `{key}` |", text)
+
+    def test_the_store_imports_every_record(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            db = os.path.join(tmp, "dataset.db")
+            subprocess.run([TENSORPERF, "db", "import", "--db", db] + sorted(glob.glob(os.path.join(DATA, "*.zst"))),
+                           check=True, capture_output=True)
+            stats = json.loads(subprocess.check_output([TENSORPERF, "db", "stats", "--db", db, "--json"]))
+            self.assertEqual((stats["records"], stats["devices"]), (self.total, len(self.devices)))
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tensorperf", required=True)
+    args, rest = ap.parse_known_args()
+    TENSORPERF = args.tensorperf
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
