@@ -18,9 +18,10 @@
 # a re-run continues. A new database starts from the committed records, so a fresh clone continues
 # the dataset too. It waits while the project builds (measuring then would be noise).
 #
-# Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--per-round N] [--db FILE] [--export-only]
+# Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--first-round F] [--per-round N] [--db FILE] [--export-only]
 #   --hours H       stop starting new steps after H hours (default: no limit)
 #   --rounds R      tuning rounds (default 6); round r brings each workload to r x N trials per device
+#   --first-round F start at round F (default 1): the rounds before it are done on this machine's devices
 #   --per-round N   trials per workload and round (default 6)
 #   --export-only   only export the database into data/measurements/ and rewrite its README
 set -euo pipefail
@@ -31,16 +32,18 @@ DB="$WORK/dataset.db"
 OUT="$ROOT/data/measurements"
 HOURS=0
 ROUNDS=6
+FIRST_ROUND=1
 PER_ROUND=6
 EXPORT_ONLY=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --hours) HOURS="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
+    --first-round) FIRST_ROUND="$2"; shift 2 ;;
     --per-round) PER_ROUND="$2"; shift 2 ;;
     --db) DB="$2"; shift 2 ;;
     --export-only) EXPORT_ONLY=1; shift ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -117,7 +120,7 @@ for s in "${STEPS[@]}"; do NTASKS["$s"]=$(tasks_of $s); done
 
 trap 'echo; echo "make_dataset: stopped; $(records) records in $DB; run again to continue"; exit 130' INT TERM
 echo "make_dataset: devices: ISA ${ISAS[*]} x threads ${THREADS[*]}; ${#STEPS[@]} model/batch steps; $ROUNDS rounds of $PER_ROUND trials per workload; $(records) records so far"
-for ((round = 1; round <= ROUNDS; round++)); do
+for ((round = FIRST_ROUND; round <= ROUNDS; round++)); do
   tuner="${TUNERS[$(( (round - 1) % ${#TUNERS[@]} ))]}"
   for isa in "${ISAS[@]}"; do
     for t in "${THREADS[@]}"; do
