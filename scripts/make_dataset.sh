@@ -9,9 +9,9 @@
 # only tops its device up to the round's budget. Each round re-measures one model's default configs
 # at a later time to give the noise floor; a top-up after the rounds measures more models' defaults
 # again until at least 2% of each device's records, and of the whole dataset's, are configs measured
-# twice. Each record keeps the machine's load. Then exports the records per device, zstd-compressed, with the devices' descriptions, and
-# writes data/measurements/README.md (scripts/dataset_readme.py), without the records of known measurement faults
-# (scripts/drop_faulty_records.py).
+# twice. Each record keeps the machine's load. Then exports the records per device, zstd-compressed,
+# with the devices' descriptions, and writes data/measurements/README.md (scripts/dataset_readme.py),
+# without the records of known measurement faults (scripts/drop_faulty_records.py).
 #
 # Resumable and safe to stop at any time (Ctrl-C, kill, a lost session): every measurement is in the
 # database (default build/dataset/dataset.db) as soon as it is made and `tune` counts what is there;
@@ -165,9 +165,8 @@ done
 # Noise-floor top-up: while fewer than 2% of a device's records, or of the whole dataset's, are configs
 # measured twice, one more model's default configs measured again on the devices of this machine (models
 # whose defaults the device does not yet have measured twice), a model at a time on every device, so the
-# devices stay even. The
-# devices of other CPUs can only be topped up on their own machines; until then this machine's devices
-# carry the dataset's share.
+# devices stay even. The devices of other CPUs can only be topped up on their own machines; until then
+# this machine's devices carry the dataset's share.
 short_of_pairs() {  # true while device $1, or the dataset, has fewer configs measured twice than 2% of its records
   local n pairs all all_pairs
   read -r n pairs < <("$TP" db export --all --db "$DB" --device "$1" 2> /dev/null | python3 "$ROOT/scripts/dataset_readme.py" --pairs-of -)

@@ -19,6 +19,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -131,7 +132,6 @@ class CommittedDataset(unittest.TestCase):
             self.assertIn(f"| `{key}` |", text)
 
     def test_the_store_imports_every_record(self):
-        import tempfile
         with tempfile.TemporaryDirectory() as tmp:
             db = os.path.join(tmp, "dataset.db")
             subprocess.run([TENSORPERF, "db", "import", "--db", db] + sorted(glob.glob(os.path.join(DATA, "*.zst"))),
