@@ -93,7 +93,7 @@ def main():
             print("\n".join(repeated_models(records, model_workloads(args.tensorperf))))
         return
     if not args.tensorperf or not args.dir:
-        ap.error("--tensorperf and --dir are required (or --pairs-of)")
+        ap.error("--tensorperf and --dir are required (or --pairs-of, or --repeated-models-of)")
     files = sorted(glob.glob(os.path.join(args.dir, "*.jsonl.zst")))
     if not files:
         sys.exit(f"dataset_readme: no *.jsonl.zst in {args.dir}")

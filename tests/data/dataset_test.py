@@ -70,6 +70,16 @@ class NoisePairs(unittest.TestCase):
         self.assertEqual(readme.noise_pairs(rs), [1.0])
 
 
+class RepeatedModels(unittest.TestCase):
+    def test_a_model_counts_as_repeated_once_half_its_workloads_have_a_pair_on_that_device(self):
+        workloads_of = {"a b1": {"w1", "w2"}, "b b1": {"w3", "w4", "w5"}, "c b1": {"w6"}}
+        twice = lambda dev, w: [record(dev, w, {}, 1.0, 1000.0), record(dev, w, {}, 1.0, 1100.0)]
+        rs = twice("d-t2", "w1") + twice("d-t2", "w3") + twice("other-t2", "w6")  # w6 paired elsewhere only
+        rs += [record("d-t2", "w6", {}, 1.0, 1000.0)]
+        self.assertEqual(readme.repeated_models([r for r in rs if r["input"]["device"] == "d-t2"], workloads_of),
+                         ["a b1"])
+
+
 class FaultyRecords(unittest.TestCase):
     def test_a_one_thread_onednn_record_seconds_after_its_two_thread_twin_before_the_fix_is_dropped(self):
         before = faults.FIX_ONEDNN_THREADS - 3600
