@@ -19,6 +19,7 @@
 #include "cli/table.h"
 #include "cli/validators.h"
 #include "costmodel/cost_model.h"
+#include "costmodel/device_table.h"
 #include "costmodel/metrics.h"
 #include "costmodel/record_samples.h"
 #include "costmodel/splits.h"
@@ -192,7 +193,12 @@ void run_eval(const EvalOptions& o) {
     auto model =
         check(costmodel::make_cost_model(o.cost_models[0], costmodel::CostModelOptions{o.threads, o.seed, o.epochs, 0}));
     check(model->fit(set.samples));
-    check(costmodel::save_cost_model(*model, o.save));
+    // The file keeps the descriptions of the devices it learned: `predict` and `tune` use those
+    // vectors for them instead of peaks measured again.
+    costmodel::DeviceTable trained_on;
+    for (const std::string& key : keys)
+      if (const measure::Device* d = devices.find(key)) trained_on.add(*d);
+    check(costmodel::save_cost_model(*model, o.save, &trained_on));
   }
   if (!o.plot_spec.empty()) {
     nlohmann::json panels = nlohmann::json::array();

@@ -70,6 +70,7 @@ void run_features(const FeaturesOptions& o) {
     nlohmann::json dv = nlohmann::json::object();
     for (size_t i = 0; i < device_vector.size(); ++i) dv[measure::device_feature_names()[i]] = device_vector[i];
     out["device_features"] = dv;
+    out["device_description"] = measure::device_to_json(device);
     if (nest && o.loops) out["loop_nest"] = kernels::loop_nest_to_json(*nest);
     std::puts(out.dump(2).c_str());
     return;
@@ -143,7 +144,7 @@ void register_features_command(CLI::App& app) {
   cmd->add_flag("--loops", o.loops, "also print the lowered loop nest (pseudo-code; with --json: as JSON)");
   cmd->add_flag("--json", o.json,
                 "print one JSON object {workload, config, device, kind, pooled: {name: value}, leaves: [{position, "
-                "features}], device_features}");
+                "features}], device_features, device_description (this machine's, as a device-<key>.json holds it)}");
   cmd->callback([] { run_features(o); });
 }
 

@@ -38,6 +38,7 @@ struct PredictOptions {
   ModelSource source;
   std::string device;  // empty: this machine
   std::string devices = "data/measurements";
+  bool devices_given = false;  // --devices named on the command line
   std::string cost_model;
   std::string db;
   int threads = 0;
@@ -61,22 +62,46 @@ void run_predict(const PredictOptions& o) {
   if (o.cost_model.empty())
     throw CommandFailed("--cost-model FILE is required (train one with `tensorperf eval --save FILE`)", kExitUsage);
   const ir::Graph graph = o.source.load();
-  auto model = check(costmodel::load_cost_model(o.cost_model));
+  costmodel::DeviceTable trained_on;  // the devices the model learned, with the vectors it learned
+  auto model = check(costmodel::load_cost_model(o.cost_model, {}, &trained_on));
+  costmodel::DeviceTable described;  // --devices' descriptions
+  if (Status s = described.add_directory(o.devices); !s.ok()) {
+    // The default directory may be absent where no dataset was checked out; a named one may not.
+    if (o.devices_given) throw CommandFailed("--devices: " + s.message(), exit_code_of(s));
+  }
 
   // The device: this machine, or a described one (the closest described device stands in, flagged).
+  // Its vector is the one the model learned for that key where it has one: peaks measured again
+  // here differ by 10-20% on shared cores, enough to land on the far side of the model's splits.
   measure::Device device;
   std::string device_note;
+  std::string vector_source;  // trained, described, measured
   if (o.device.empty()) {
     measure::DeviceOptions d;
     d.threads = o.threads > 0 ? o.threads : static_cast<int>(measure::pinned_cpus(1 << 16).size());
     d.isa = o.isa;
     device = check(measure::detect_device(d));
+    if (const measure::Device* t = trained_on.find(device.key())) {
+      device = *t;
+      vector_source = "trained";
+    } else if (const measure::Device* t = described.find(device.key())) {
+      device = *t;
+      vector_source = "described";
+    } else {
+      vector_source = "measured";
+    }
   } else {
     if (o.compare) throw CommandFailed("--compare runs the model here: it cannot be combined with --device", kExitUsage);
-    costmodel::DeviceTable table;
-    check(table.add_directory(o.devices));
-    device = check(table.closest(o.device));
+    costmodel::DeviceTable table = described;
+    for (const auto& [key, d] : trained_on.devices()) table.add(d);
+    auto closest = table.closest(o.device);
+    if (!closest.ok())
+      throw CommandFailed("--device " + o.device + ": the cost model names no trained devices and " + o.devices +
+                              " has no device descriptions",
+                          kExitUsage);
+    device = *closest;
     if (device.key() != o.device) device_note = " (not described: using the closest described device " + device.key() + ")";
+    vector_source = trained_on.find(device.key()) ? "trained" : "described";
   }
   const std::vector<double> device_vector = device.features();
   const std::string device_key = o.device.empty() ? device.key() : o.device;
@@ -170,10 +195,14 @@ void run_predict(const PredictOptions& o) {
   const double run_p50_s = run ? run->at("latency_ms").at("p50").get<double>() / 1e3 : 0;
 
   if (o.json) {
+    nlohmann::json device_features_json = nlohmann::json::object();
+    for (size_t i = 0; i < device_vector.size(); ++i) device_features_json[measure::device_feature_names()[i]] = device_vector[i];
     nlohmann::json out{{"model", o.source.name()},
                        {"batch", graph.batch()},
                        {"device", device_key},
                        {"described_by", device.key()},
+                       {"device_vector", vector_source},
+                       {"device_features", device_features_json},
                        {"cost_model", model->kind()},
                        {"predicted_ms", total * 1e3},
                        {"predicted_alone_ms", alone_total * 1e3},
@@ -197,8 +226,11 @@ void run_predict(const PredictOptions& o) {
     std::puts(out.dump(2).c_str());
     return;
   }
-  std::printf("%s at batch %lld on %s%s, cost model %s\n\n", o.source.name().c_str(),
-              static_cast<long long>(graph.batch()), device_key.c_str(), device_note.c_str(), model->kind().c_str());
+  std::printf("%s at batch %lld on %s%s, cost model %s, device vector %s\n\n", o.source.name().c_str(),
+              static_cast<long long>(graph.batch()), device_key.c_str(), device_note.c_str(), model->kind().c_str(),
+              vector_source == "trained"     ? "as trained"
+              : vector_source == "described" ? ("from " + o.devices).c_str()
+                                             : "measured here");
   std::vector<Table::Column> columns = {{"#", Align::kRight}, {"op"},         {"count", Align::kRight}, {"provider"},
                                  {"config"},           {"chained", Align::kRight}, {"ms each", Align::kRight}, {"ms total", Align::kRight},
                                  {"share", Align::kRight}};
@@ -241,7 +273,9 @@ void register_predict_command(CLI::App& app) {
   o.source.add_options(cmd, "--graph-seed");
   cmd->add_option("--cost-model", o.cost_model, "a model file (`tensorperf eval --save FILE`)")->required();
   cmd->add_option("--device", o.device, "device key to predict for (default: this machine)");
-  cmd->add_option("--devices", o.devices, "with --device: directory of device-<key>.json descriptions")
+  cmd->add_option("--devices", o.devices,
+                  "directory of device-<key>.json descriptions: --device's, and this machine's vector when the cost "
+                  "model was not trained on it (else its peaks are measured here)")
       ->capture_default_str();
   cmd->add_option("--db", o.db, "the database whose tuned configs the executor would use (default: none, defaults)");
   cmd->add_option("--threads", o.threads, "threads per kernel on this machine (default: every CPU available)")
@@ -250,9 +284,14 @@ void register_predict_command(CLI::App& app) {
   cmd->add_flag("--compare", o.compare, "also run the model here (tensorperf run) and print the errors");
   cmd->add_option("--repeat", o.repeat, "with --compare: whole runs timed")->capture_default_str()->check(positive());
   cmd->add_flag("--json", o.json,
-                "print one JSON object {model, batch, device, cost_model, predicted_ms, ops: [{workload, count, provider, "
-                "source, predicted_ms, measured_ms?}], measured_ms?, error?}");
-  cmd->callback([] { run_predict(o); });
+                "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
+                "measured), device_features, cost_model, predicted_ms, predicted_alone_ms, ops: [{workload, count, "
+                "provider, source, predicted_ms, chained_share, predicted_alone_ms, measured_ms?}], measured_ms?, "
+                "measured_kernels_ms?, error?}");
+  cmd->callback([cmd] {
+    o.devices_given = cmd->count("--devices") > 0;
+    run_predict(o);
+  });
 }
 
 }  // namespace tensorperf::cli

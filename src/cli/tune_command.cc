@@ -13,6 +13,7 @@
 
 #include "cli/command.h"
 #include "costmodel/cost_model.h"
+#include "costmodel/device_table.h"
 #include "cli/exit.h"
 #include "cli/model_source.h"
 #include "cli/progress.h"
@@ -217,9 +218,11 @@ void run_tune(TuneCommandOptions& o) {
   options.seed_configs = o.seed_configs;
   options.transfer = o.transfer;
   if (!o.cost_model.empty()) {
-    auto model = costmodel::load_cost_model(o.cost_model);
+    costmodel::DeviceTable trained_on;
+    auto model = costmodel::load_cost_model(o.cost_model, {}, &trained_on);
     if (!model.ok()) throw CommandFailed("--cost-model: " + model.status().message(), exit_code_of(model.status()));
-    options.screen_model = tune::cost_model_screen(std::shared_ptr<const costmodel::CostModel>(std::move(*model)));
+    options.screen_model =
+        tune::cost_model_screen(std::shared_ptr<const costmodel::CostModel>(std::move(*model)), std::move(trained_on));
     options.screen = o.screen;
   }
   options.seed = o.seed;

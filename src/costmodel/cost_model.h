@@ -18,6 +18,8 @@
 
 namespace tensorperf::costmodel {
 
+class DeviceTable;
+
 struct CostModelOptions {
   // xgb: XGBoost's threads for training and prediction. mlp: prediction's intra-op threads.
   // transformer: prediction's workers (each a batch of 512 at a time). The neural models train on
@@ -68,12 +70,18 @@ Result<std::unique_ptr<CostModel>> make_cost_model(std::string_view name, const 
 Result<std::unique_ptr<CostModel>> copy_cost_model(const CostModel& model, const CostModelOptions& options = {});
 
 // The model file: {"format": "tensorperf-cost-model", "version": 1, "kind", "schema": {"program":
-// [names], "device": [names]}, "payload"}, written whole or not at all.
+// [names], "device": [names]}, "devices": [descriptions], "payload"}, written whole or not at all.
+// "devices" holds the descriptions (measure::device_to_json) of the devices the model was trained
+// on: their vectors are the ones it learned, so a prediction for one of them must use that vector,
+// not peaks measured again (on shared cores a peak probe moves by 10-20% from run to run, enough to
+// put a device on the other side of a tree's split on it). Optional: older files have none.
 inline constexpr int kCostModelFileVersion = 1;
-Status save_cost_model(const CostModel& model, const std::string& path);
+Status save_cost_model(const CostModel& model, const std::string& path, const DeviceTable* trained_on = nullptr);
 // Errors: unreadable (NotFound / IoError), not a model file or damaged (Corruption), another
 // format version or feature schema than this build's (InvalidArgument: retrain), unknown kind.
-Result<std::unique_ptr<CostModel>> load_cost_model(const std::string& path, const CostModelOptions& options = {});
+// `trained_on`, when given, receives the file's device descriptions.
+Result<std::unique_ptr<CostModel>> load_cost_model(const std::string& path, const CostModelOptions& options = {},
+                                                   DeviceTable* trained_on = nullptr);
 
 // The feature schema this build writes and expects.
 nlohmann::json feature_schema();

@@ -4,6 +4,7 @@
 #include "base/atomic_file.h"
 #include "base/read_file.h"
 #include "costmodel/cost_model.h"
+#include "costmodel/device_table.h"
 #include "costmodel/neural_cost_models.h"
 #include "costmodel/xgb_cost_model.h"
 #include "measure/device.h"
@@ -54,19 +55,24 @@ void append_row(const Sample& s, std::vector<float>& out) {
   out.insert(out.end(), s.device.begin(), s.device.end());
 }
 
-Status save_cost_model(const CostModel& model, const std::string& path) {
+Status save_cost_model(const CostModel& model, const std::string& path, const DeviceTable* trained_on) {
   TP_ASSIGN_OR_RETURN(nlohmann::json payload, model.payload());
+  nlohmann::json devices = nlohmann::json::array();
+  if (trained_on)
+    for (const auto& [key, d] : trained_on->devices()) devices.push_back(measure::device_to_json(d));
   nlohmann::json file{{"format", "tensorperf-cost-model"},
                       {"version", kCostModelFileVersion},
                       {"kind", model.kind()},
                       {"schema", feature_schema()},
+                      {"devices", std::move(devices)},
                       {"payload", std::move(payload)}};
   TP_ASSIGN_OR_RETURN(AtomicFile out, AtomicFile::create(path));
   out.stream() << file.dump() << "\n";
   return out.commit();
 }
 
-Result<std::unique_ptr<CostModel>> load_cost_model(const std::string& path, const CostModelOptions& options) {
+Result<std::unique_ptr<CostModel>> load_cost_model(const std::string& path, const CostModelOptions& options,
+                                                   DeviceTable* trained_on) {
   TP_ASSIGN_OR_RETURN(std::string text, read_file(path));
   nlohmann::json file = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (file.is_discarded() || !file.is_object() || file.value("format", "") != "tensorperf-cost-model")
@@ -85,6 +91,14 @@ Result<std::unique_ptr<CostModel>> load_cost_model(const std::string& path, cons
                                    count("device") + " device; this build has " +
                                    std::to_string(features::pooled_feature_names().size()) + " and " +
                                    std::to_string(measure::device_feature_names().size()) + "): retrain it");
+  }
+  if (trained_on && file.contains("devices")) {
+    if (!file["devices"].is_array()) return Status::Corruption(path + ": \"devices\" is not a list of device descriptions");
+    for (const nlohmann::json& j : file["devices"]) {
+      auto d = measure::device_from_json(j);
+      if (!d.ok()) return Status::Corruption(path + ": a trained-on device: " + d.status().message());
+      trained_on->add(*d);
+    }
   }
   const std::string kind = file.value("kind", "");
   for (const CostModelEntry& e : cost_models())

@@ -56,6 +56,11 @@ Result<DeviceVector> DeviceTable::vector_for(const std::string& device_key) cons
   return v;
 }
 
+const measure::Device* DeviceTable::find(const std::string& device_key) const {
+  auto it = devices_.find(device_key);
+  return it == devices_.end() ? nullptr : &it->second;
+}
+
 Result<measure::Device> DeviceTable::closest(const std::string& device_key) const {
   if (devices_.empty()) return Status::NotFound("no device descriptions to describe " + device_key + " with");
   const measure::Device* best = nullptr;

@@ -26,6 +26,9 @@ class DeviceTable {
   // description (Corruption, naming it).
   Status add_directory(const std::string& dir);
   size_t size() const { return devices_.size(); }
+  // The description of exactly `device_key`, or null.
+  const measure::Device* find(const std::string& device_key) const;
+  const std::map<std::string, measure::Device>& devices() const { return devices_; }
   // NotFound when the table is empty.
   Result<DeviceVector> vector_for(const std::string& device_key) const;
   // The description of `device_key`, or of the closest described device (NotFound when empty).

@@ -2,6 +2,7 @@
 // program's features and the device's vector) and the model predicts them all at once.
 #include <limits>
 
+#include "costmodel/device_table.h"
 #include "costmodel/sample.h"
 #include "tune/tuning_loop.h"
 
@@ -10,11 +11,13 @@ namespace {
 
 class CostModelScreen final : public CandidateScreen {
  public:
-  explicit CostModelScreen(std::shared_ptr<const costmodel::CostModel> model) : model_(std::move(model)) {}
+  CostModelScreen(std::shared_ptr<const costmodel::CostModel> model, costmodel::DeviceTable trained_on)
+      : model_(std::move(model)), trained_on_(std::move(trained_on)) {}
 
   Result<std::vector<double>> predict(const ir::Workload& w, const measure::Device& device,
                                       std::span<const kernels::Config> configs) const override {
-    const std::vector<double> device_features = device.features();
+    const measure::Device* trained = trained_on_.find(device.key());
+    const std::vector<double> device_features = (trained ? *trained : device).features();
     std::vector<costmodel::Sample> samples;
     std::vector<size_t> described;
     std::vector<Result<costmodel::Sample>> made =
@@ -33,12 +36,14 @@ class CostModelScreen final : public CandidateScreen {
 
  private:
   std::shared_ptr<const costmodel::CostModel> model_;
+  costmodel::DeviceTable trained_on_;
 };
 
 }  // namespace
 
-std::shared_ptr<const CandidateScreen> cost_model_screen(std::shared_ptr<const costmodel::CostModel> model) {
-  return std::make_shared<CostModelScreen>(std::move(model));
+std::shared_ptr<const CandidateScreen> cost_model_screen(std::shared_ptr<const costmodel::CostModel> model,
+                                                         costmodel::DeviceTable trained_on) {
+  return std::make_shared<CostModelScreen>(std::move(model), std::move(trained_on));
 }
 
 }  // namespace tensorperf::tune

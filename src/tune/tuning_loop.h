@@ -23,6 +23,7 @@
 #include <span>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/device_table.h"
 
 #include <cstdint>
 #include <functional>
@@ -53,8 +54,11 @@ class CandidateScreen {
   virtual Result<std::vector<double>> predict(const ir::Workload& w, const measure::Device& device,
                                               std::span<const kernels::Config> configs) const = 0;
 };
-// A trained cost model as a screen (programs it cannot describe are predicted last).
-std::shared_ptr<const CandidateScreen> cost_model_screen(std::shared_ptr<const costmodel::CostModel> model);
+// A trained cost model as a screen (programs it cannot describe are predicted last). A device the
+// model was trained on (`trained_on`, from its file) is described by the vector it learned, not by
+// the peaks measured here.
+std::shared_ptr<const CandidateScreen> cost_model_screen(std::shared_ptr<const costmodel::CostModel> model,
+                                                         costmodel::DeviceTable trained_on = {});
 
 struct TuneOptions {
   std::string tuner = "xgb";  // for the large spaces (tuner.h)

@@ -495,6 +495,71 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   std::filesystem::remove_all(dir);
 }
 
+// A model keeps the vectors of the devices it was trained on; predicting for this machine when it is
+// one of them uses that vector (the peaks probed again here would differ), else a description from
+// --devices, else the peaks measured here.
+TEST(Cli, PredictUsesTheDeviceVectorTheModelLearned) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tp_predict_dev_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "described");
+  std::filesystem::create_directories(dir / "empty");
+  // This machine at 1 thread: its key and description.
+  CmdResult f = tensorperf("features --workload 'dense|float32[1,512];float32[1000,512]||bias' --provider onednn "
+                           "--threads 1 --json");
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  const auto fj = nlohmann::json::parse(f.out);
+  const std::string key = fj["device"];
+  nlohmann::json description = fj["device_description"];
+  ASSERT_EQ(description["key"], key);
+  description["peak_gflops"] = 4321.0;  // no probe measures this here
+  std::ofstream(dir / "described" / ("device-" + key + ".json")) << description.dump();
+  // Records of this machine: the shipped ones, relabelled.
+  std::ifstream in(std::string(TENSORPERF_SOURCE_DIR) + "/data/best_known/resnet18_x86_64-amd-epyc-avx512-t2.jsonl");
+  std::ofstream out(dir / "here.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    auto r = nlohmann::json::parse(line);
+    r["input"]["device"] = key;
+    out << r.dump() << "\n";
+  }
+  out.close();
+  const std::string db = (dir / "records.db").string();
+  ASSERT_EQ(tensorperf("db import --db " + db + " " + (dir / "here.jsonl").string()).exit_code, 0);
+  const std::string model = (dir / "model.json").string();
+  CmdResult e = tensorperf("eval --db " + db + " --devices " + (dir / "described").string() + " --split random --save " +
+                           model + " --json");
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  auto predict = [&](const std::string& model_file, const std::string& extra) {
+    CmdResult p = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model_file +
+                             " --json " + extra);
+    EXPECT_EQ(p.exit_code, 0) << p.err;
+    return p.exit_code == 0 ? nlohmann::json::parse(p.out) : nlohmann::json::object();
+  };
+  // Trained on this machine: the learned vector, whatever --devices holds.
+  nlohmann::json trained = predict(model, "--devices " + (dir / "empty").string());
+  EXPECT_EQ(trained["device"], key);
+  EXPECT_EQ(trained["device_vector"], "trained");
+  EXPECT_EQ(trained["device_features"]["peak_gflops"], 4321.0);
+  EXPECT_EQ(predict(model, "--device " + key)["device_vector"], "trained");
+  // A model file without its devices (as older files are): --devices' description, else measured.
+  nlohmann::json file = nlohmann::json::parse(slurp(model));
+  ASSERT_EQ(file["devices"].size(), 1u);
+  file.erase("devices");
+  const std::string older = (dir / "older.json").string();
+  std::ofstream(older) << file.dump();
+  nlohmann::json described = predict(older, "--devices " + (dir / "described").string());
+  EXPECT_EQ(described["device_vector"], "described");
+  EXPECT_EQ(described["device_features"]["peak_gflops"], 4321.0);
+  EXPECT_EQ(described["predicted_ms"], trained["predicted_ms"]);
+  nlohmann::json measured = predict(older, "--devices " + (dir / "empty").string());
+  EXPECT_EQ(measured["device_vector"], "measured");
+  EXPECT_NE(measured["device_features"]["peak_gflops"], 4321.0);
+  // A --devices that cannot be read is an error, not silently ignored.
+  CmdResult missing = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + older +
+                                 " --devices " + (dir / "none").string());
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_EQ(lines(missing.err), 1) << missing.err;
+  std::filesystem::remove_all(dir);
+}
+
 // cross-cpu: the same records again as a second CPU's (another key, another description); each
 // device is evaluated after pre-training on the other CPU's records only.
 TEST(Cli, EvalHoldsOutAWholeCpu) {

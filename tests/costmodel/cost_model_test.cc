@@ -1,6 +1,7 @@
 // Cost models: learning a known latency function, saved files that predict the same, and the
 // errors a wrong file gives.
 #include "costmodel/cost_model.h"
+#include "costmodel/device_table.h"
 
 #include <cmath>
 #include <filesystem>
@@ -293,6 +294,50 @@ TEST(CostModel, WrongFilesAreClearErrors) {
   std::ofstream(dir + "/text.json") << "hello";
   EXPECT_EQ(load_cost_model(dir + "/text.json").status().code(), StatusCode::kCorruption);
   EXPECT_EQ(load_cost_model(dir + "/missing.json").status().code(), StatusCode::kNotFound);
+}
+
+// The file keeps the descriptions of the devices the model was trained on, as they were: their
+// vectors are what the model learned. A file without them (older ones) loads with none.
+TEST(CostModel, FilesKeepTheDevicesTheyWereTrainedOn) {
+  std::vector<Sample> train = synthetic(100, 5);
+  auto model = make_cost_model("xgb");
+  ASSERT_TRUE(model.ok() && (*model)->fit(train).ok());
+  measure::Device d;
+  d.arch = "x86_64";
+  d.cpu_model = "AMD EPYC";
+  d.cpu_signature = "f26m2";
+  d.isa = "avx512";
+  d.isa_features = {"sse41", "avx", "avx2", "fma", "avx512f"};
+  d.target = "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41";
+  d.cores = 2;
+  d.threads = 2;
+  d.l1d_bytes = 49152;
+  d.peak_gflops = 252.4;
+  d.mem_bandwidth_gbs = 47.2;
+  d.clock_mhz = 2095.979;
+  DeviceTable trained;
+  trained.add(d);
+  const std::string dir = ::testing::TempDir();
+  ASSERT_TRUE(save_cost_model(**model, dir + "/with_devices.json", &trained).ok());
+  DeviceTable back;
+  auto loaded = load_cost_model(dir + "/with_devices.json", {}, &back);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_EQ(back.size(), 1u);
+  const measure::Device* got = back.find(d.key());
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(got->features(), d.features());
+  EXPECT_EQ(back.find("x86_64-amd-epyc-f26m2-avx512-t1"), nullptr);
+
+  ASSERT_TRUE(save_cost_model(**model, dir + "/without.json").ok());
+  DeviceTable none;
+  ASSERT_TRUE(load_cost_model(dir + "/without.json", {}, &none).ok());
+  EXPECT_EQ(none.size(), 0u);
+  std::ifstream in(dir + "/with_devices.json");
+  nlohmann::json file = nlohmann::json::parse(in);
+  file["devices"][0].erase("peak_gflops");
+  std::ofstream(dir + "/bad_device.json") << file.dump();
+  DeviceTable bad;
+  EXPECT_EQ(load_cost_model(dir + "/bad_device.json", {}, &bad).status().code(), StatusCode::kCorruption);
 }
 
 TEST(CostModel, UnknownNamesAreNotFound) {
