@@ -34,7 +34,7 @@ struct EvalOptions {
   std::string db = "tensorperf.db";
   std::string devices = "data/measurements";
   std::vector<std::string> cost_models = {"xgb"};
-  std::string split = "all";
+  std::vector<std::string> split = {"all"};
   std::vector<double> shares = {1, 5, 10};
   size_t max_samples = 0;
   int threads = 1;
@@ -133,9 +133,13 @@ SplitResult run_split(const EvalOptions& o, const std::string& model_name, const
 }
 
 void run_eval(const EvalOptions& o) {
-  if (o.split != "all" && o.split != "random" && o.split != "cross-model" && o.split != "cross-device" &&
-      o.split != "cross-cpu")
-    throw CommandFailed("--split must be random, cross-model, cross-device, cross-cpu or all", kExitUsage);
+  for (const std::string& name : o.split)
+    if (name != "all" && name != "random" && name != "cross-model" && name != "cross-device" && name != "cross-cpu")
+      throw CommandFailed("--split takes random, cross-model, cross-device, cross-cpu or all (comma-separated), not '" +
+                              name + "'",
+                          kExitUsage);
+  auto listed = [&](const char* name) { return std::find(o.split.begin(), o.split.end(), name) != o.split.end(); };
+  auto wants = [&](const char* name) { return listed(name) || listed("all"); };
   for (const std::string& m : o.cost_models) {
     Status known = costmodel::make_cost_model(m).status();
     if (!known.ok()) throw CommandFailed("--cost-model: " + known.message(), kExitUsage);
@@ -158,8 +162,8 @@ void run_eval(const EvalOptions& o) {
     throw CommandFailed(fmt::format("{} has {} usable records; a cost model needs more (make_dataset.sh)", o.db,
                                     set.samples.size()));
   std::vector<costmodel::Split> splits;
-  if (o.split == "all" || o.split == "random") splits.push_back(costmodel::random_split(set.samples, 0.2, o.seed));
-  if (o.split == "all" || o.split == "cross-model")
+  if (wants("random")) splits.push_back(costmodel::random_split(set.samples, 0.2, o.seed));
+  if (wants("cross-model"))
     for (auto& s : costmodel::cross_model_splits(set.samples, zoo_workloads())) splits.push_back(std::move(s));
   std::set<std::string> keys, cpus;
   for (const costmodel::Sample& s : set.samples) {
@@ -172,12 +176,12 @@ void run_eval(const EvalOptions& o) {
         for (auto sel : {costmodel::Selection::kKMeans, costmodel::Selection::kRandom})
           splits.push_back(costmodel::cross_device_split(set.samples, key, share / 100.0, sel, o.seed, hold_out));
   };
-  if ((o.split == "all" || o.split == "cross-device") && keys.size() >= 2) add_device_splits(costmodel::HoldOut::kDevice);
-  if (o.split == "cross-cpu" && cpus.size() < 2)
+  if (wants("cross-device") && keys.size() >= 2) add_device_splits(costmodel::HoldOut::kDevice);
+  if (listed("cross-cpu") && cpus.size() < 2)
     throw CommandFailed(fmt::format("--split cross-cpu needs records of at least two CPUs; {} holds only {}", o.db,
                                     cpus.empty() ? std::string("none") : *cpus.begin()),
                         kExitUsage);
-  if ((o.split == "all" || o.split == "cross-cpu") && cpus.size() >= 2) add_device_splits(costmodel::HoldOut::kCpu);
+  if (wants("cross-cpu") && cpus.size() >= 2) add_device_splits(costmodel::HoldOut::kCpu);
   std::vector<SplitResult> results;
   size_t step = 0;
   for (const std::string& m : o.cost_models) {
@@ -283,8 +287,9 @@ void register_eval_command(CLI::App& app) {
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--split", o.split,
-                  "random, cross-model, cross-device, cross-cpu (every device of the held-out device's CPU kept out "
-                  "of pre-training) or all")
+                  "comma-separated: random, cross-model, cross-device, cross-cpu (every device of the held-out "
+                  "device's CPU kept out of pre-training), or all")
+      ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--shares", o.shares, "cross-device and cross-cpu: percentages of the held-out device's samples to train with")
       ->capture_default_str()

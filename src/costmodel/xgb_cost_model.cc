@@ -1,10 +1,14 @@
 // The XGBoost cost model: gradient-boosted regression trees on the pooled program vector and the
-// device vector, fitted to log(seconds) (latencies span six orders of magnitude; the log makes the
-// squared error a relative one).
+// device vector, fitted to ln(seconds / roofline estimate) (costmodel/roofline.h): latencies span
+// six orders of magnitude, and the log makes the squared error a relative one; dividing by the
+// estimate leaves the trees the program's distance from its device's roofline, which holds for
+// workloads larger than the training set's, where ln(seconds) itself cannot be extrapolated.
+// Models saved before the estimate was used (payload without "target") predict ln(seconds).
 #include <cmath>
 
 #include "costmodel/cost_model.h"
 #include "costmodel/gbdt.h"
+#include "costmodel/roofline.h"
 #include "costmodel/xgb_cost_model.h"
 
 namespace tensorperf::costmodel {
@@ -19,7 +23,8 @@ class XgbCostModel final : public CostModel {
   Status fit(std::span<const Sample> train) override {
     TP_RETURN_IF_ERROR(check_training_set(train));
     TP_ASSIGN_OR_RETURN(Matrix x, matrix(train));
-    const std::vector<float> labels = log_seconds(train);
+    roofline_ = true;
+    const std::vector<float> labels = targets(train);
     GbdtOptions o;
     o.objective = "reg:squarederror";
     o.rounds = 400;
@@ -40,7 +45,7 @@ class XgbCostModel final : public CostModel {
     if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
     TP_RETURN_IF_ERROR(check_training_set(more));
     TP_ASSIGN_OR_RETURN(Matrix x, matrix(more));
-    const std::vector<float> labels = log_seconds(more);
+    const std::vector<float> labels = targets(more);
     GbdtOptions o;
     o.rounds = 60;
     o.max_depth = 3;
@@ -59,19 +64,26 @@ class XgbCostModel final : public CostModel {
     TP_ASSIGN_OR_RETURN(std::vector<float> logs, gbdt_->predict(x));
     std::vector<double> out;
     out.reserve(logs.size());
-    for (float l : logs) out.push_back(std::exp(static_cast<double>(l)));
+    for (size_t i = 0; i < logs.size(); ++i)
+      out.push_back(std::exp(static_cast<double>(logs[i])) * (roofline_ ? roofline_seconds(samples[i]) : 1.0));
     return out;
   }
 
   Result<nlohmann::json> payload() const override {
     if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
     TP_ASSIGN_OR_RETURN(std::string booster, gbdt_->save());
-    return nlohmann::json{{"booster", booster}};
+    nlohmann::json out{{"booster", booster}};
+    if (roofline_) out["target"] = "ln_seconds_over_roofline";
+    return out;
   }
 
   Status restore(const nlohmann::json& payload) {
     if (!payload.is_object() || !payload.contains("booster") || !payload["booster"].is_string())
       return Status::Corruption("xgb cost model: the payload has no booster");
+    const std::string target = payload.value("target", "ln_seconds");
+    if (target != "ln_seconds" && target != "ln_seconds_over_roofline")
+      return Status::InvalidArgument("xgb cost model: unknown target '" + target + "': made by a newer build?");
+    roofline_ = target == "ln_seconds_over_roofline";
     TP_ASSIGN_OR_RETURN(Gbdt model, Gbdt::load(payload["booster"].get<std::string>(), options_.threads));
     if (model.features() != row_width())
       return Status::InvalidArgument("xgb cost model: the booster takes " + std::to_string(model.features()) +
@@ -81,11 +93,12 @@ class XgbCostModel final : public CostModel {
   }
 
  private:
-  // The regression target: ln(seconds).
-  static std::vector<float> log_seconds(std::span<const Sample> samples) {
+  // The regression target: ln(seconds / roofline estimate), or ln(seconds) for an old model.
+  std::vector<float> targets(std::span<const Sample> samples) const {
     std::vector<float> out;
     out.reserve(samples.size());
-    for (const Sample& s : samples) out.push_back(static_cast<float>(std::log(s.seconds)));
+    for (const Sample& s : samples)
+      out.push_back(static_cast<float>(std::log(s.seconds / (roofline_ ? roofline_seconds(s) : 1.0))));
     return out;
   }
 
@@ -106,6 +119,7 @@ class XgbCostModel final : public CostModel {
 
   CostModelOptions options_;
   std::unique_ptr<Gbdt> gbdt_;
+  bool roofline_ = true;  // the target is relative to roofline_seconds (false: a model saved before)
 };
 
 }  // namespace
