@@ -13,7 +13,8 @@ namespace tensorperf::costmodel {
 
 const std::vector<CostModelEntry>& cost_models() {
   static const std::vector<CostModelEntry> table = {
-      {"xgb", "gradient-boosted trees (XGBoost) on the pooled program vector and the device vector, log latency",
+      {"xgb", "gradient-boosted trees (XGBoost) on the pooled program vector and the device vector, log of latency over a "
+       "roofline estimate",
        make_xgb_cost_model, load_xgb_cost_model},
       {"mlp", "multilayer perceptron (libtorch, 2 hidden layers of 256) on the standardised program and device vectors",
        make_mlp_cost_model, load_mlp_cost_model},
