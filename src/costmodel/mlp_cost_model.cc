@@ -1,5 +1,7 @@
 // The neural baseline: a multilayer perceptron (libtorch) on the standardised pooled program vector
-// and device vector, fitted to standardised ln(seconds) with Adam. Deterministic given the seed.
+// and device vector, fitted with Adam to standardised ln(seconds / roofline estimate) (the distance
+// from the device's roofline, costmodel/roofline.h; models saved before it fit ln(seconds)).
+// Deterministic given the seed.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -7,6 +9,7 @@
 
 #include "costmodel/cost_model.h"
 #include "costmodel/neural_cost_models.h"
+#include "costmodel/roofline.h"
 #include "costmodel/torch_params.h"
 #include "measure/device.h"
 
@@ -57,8 +60,9 @@ class MlpCostModel final : public CostModel {
   Status fit(std::span<const Sample> train) override {
     TP_RETURN_IF_ERROR(check_training_set(train));
     TP_RETURN_IF_ERROR(check_widths(train));
+    roofline_ = true;
     std::vector<float> y;
-    for (const Sample& s : train) y.push_back(static_cast<float>(std::log(s.seconds)));
+    for (const Sample& s : train) y.push_back(log_target(s));
     torch::manual_seed(options_.seed);
     torch::set_num_threads(1);  // training: intra-op threads made it 4.9x slower on 2 cores (costmodel_bench)
     torch::Tensor x = rows_of(train);
@@ -85,7 +89,7 @@ class MlpCostModel final : public CostModel {
     torch::manual_seed(options_.seed);
     torch::set_num_threads(1);
     std::vector<float> y;
-    for (const Sample& s : more) y.push_back((static_cast<float>(std::log(s.seconds)) - y_mean_) / y_scale_);
+    for (const Sample& s : more) y.push_back((log_target(s) - y_mean_) / y_scale_);
     torch::Tensor target = torch::from_blob(y.data(), {static_cast<int64_t>(y.size())}, torch::kFloat32).clone();
     const int64_t n = static_cast<int64_t>(more.size());
     train_steps(standardizer_.apply(rows_of(more)), target,
@@ -103,23 +107,28 @@ class MlpCostModel final : public CostModel {
     const float* v = out.data_ptr<float>();  // not out[i].item(): an operator call per row
     std::vector<double> seconds;
     seconds.reserve(static_cast<size_t>(out.size(0)));
-    for (int64_t i = 0; i < out.size(0); ++i) seconds.push_back(std::exp(static_cast<double>(v[i]) * y_scale_ + y_mean_));
+    for (int64_t i = 0; i < out.size(0); ++i)
+      seconds.push_back(std::exp(static_cast<double>(v[i]) * y_scale_ + y_mean_) *
+                        (roofline_ ? roofline_seconds(samples[static_cast<size_t>(i)]) : 1.0));
     return seconds;
   }
 
   Result<nlohmann::json> payload() const override {
     if (!net_) return Status::InvalidArgument("the mlp cost model is not trained");
-    return nlohmann::json{{"hidden", kHidden},
-                          {"standardizer", standardizer_.to_json()},
-                          {"y_mean", y_mean_},
-                          {"y_scale", y_scale_},
-                          {"state", module_state(*net_)}};
+    nlohmann::json out{{"hidden", kHidden},
+                       {"standardizer", standardizer_.to_json()},
+                       {"y_mean", y_mean_},
+                       {"y_scale", y_scale_},
+                       {"state", module_state(*net_)}};
+    if (roofline_) out["target"] = kRooflineTarget;
+    return out;
   }
 
   Status restore(const nlohmann::json& p) {
     if (!p.is_object() || p.value("hidden", 0) != kHidden || !p.contains("state"))
       return Status::Corruption("mlp cost model: the payload is not this model's");
     TP_ASSIGN_OR_RETURN(standardizer_, Standardizer::from_json(p.value("standardizer", nlohmann::json()), row_width()));
+    TP_ASSIGN_OR_RETURN(roofline_, uses_roofline_target(p, "mlp"));
     y_mean_ = p.value("y_mean", 0.0f);
     y_scale_ = p.value("y_scale", 1.0f);
     net_ = std::make_shared<MlpNet>(static_cast<int64_t>(row_width()));
@@ -154,6 +163,12 @@ class MlpCostModel final : public CostModel {
   CostModelOptions options_;
   Standardizer standardizer_;
   float y_mean_ = 0, y_scale_ = 1;
+  bool roofline_ = true;  // the target is relative to roofline_seconds (false: a model saved before)
+
+  // ln(seconds / roofline estimate), or ln(seconds) for a model saved before.
+  float log_target(const Sample& s) const {
+    return static_cast<float>(std::log(s.seconds / (roofline_ ? roofline_seconds(s) : 1.0)));
+  }
   std::shared_ptr<MlpNet> net_;
 };
 

@@ -63,4 +63,11 @@ double roofline_seconds(const Sample& s) {
   return std::max(0.0, flops) / peak + bytes / bandwidth + 1e-6;
 }
 
+Result<bool> uses_roofline_target(const nlohmann::json& payload, const std::string& model) {
+  const std::string target = payload.is_object() ? payload.value("target", "ln_seconds") : "ln_seconds";
+  if (target == kRooflineTarget) return true;
+  if (target == "ln_seconds") return false;
+  return Status::InvalidArgument(model + " cost model: unknown target '" + target + "': made by a newer build?");
+}
+
 }  // namespace tensorperf::costmodel

@@ -6,6 +6,11 @@
 // slowest latency they have seen.
 #pragma once
 
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
 #include "costmodel/sample.h"
 
 namespace tensorperf::costmodel {
@@ -15,5 +20,12 @@ namespace tensorperf::costmodel {
 // vector's peak_gflops and mem_bandwidth_gbs; a missing or non-positive peak counts as 1 GFLOP/s
 // (1 GB/s). REQUIRES: `s` has this build's program and device widths.
 double roofline_seconds(const Sample& s);
+
+// How a model's saved payload names its target ("target"): the value for ln(seconds / estimate).
+// A payload without it was written before the estimate was used, and fits ln(seconds).
+inline constexpr const char* kRooflineTarget = "ln_seconds_over_roofline";
+// Whether `payload` (of a `model` kind, for the message) fits ln(seconds / estimate): true, false
+// for ln(seconds), InvalidArgument for a target this build does not know.
+Result<bool> uses_roofline_target(const nlohmann::json& payload, const std::string& model);
 
 }  // namespace tensorperf::costmodel

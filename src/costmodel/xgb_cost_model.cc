@@ -73,17 +73,14 @@ class XgbCostModel final : public CostModel {
     if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
     TP_ASSIGN_OR_RETURN(std::string booster, gbdt_->save());
     nlohmann::json out{{"booster", booster}};
-    if (roofline_) out["target"] = "ln_seconds_over_roofline";
+    if (roofline_) out["target"] = kRooflineTarget;
     return out;
   }
 
   Status restore(const nlohmann::json& payload) {
     if (!payload.is_object() || !payload.contains("booster") || !payload["booster"].is_string())
       return Status::Corruption("xgb cost model: the payload has no booster");
-    const std::string target = payload.value("target", "ln_seconds");
-    if (target != "ln_seconds" && target != "ln_seconds_over_roofline")
-      return Status::InvalidArgument("xgb cost model: unknown target '" + target + "': made by a newer build?");
-    roofline_ = target == "ln_seconds_over_roofline";
+    TP_ASSIGN_OR_RETURN(roofline_, uses_roofline_target(payload, "xgb"));
     TP_ASSIGN_OR_RETURN(Gbdt model, Gbdt::load(payload["booster"].get<std::string>(), options_.threads));
     if (model.features() != row_width())
       return Status::InvalidArgument("xgb cost model: the booster takes " + std::to_string(model.features()) +

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "costmodel/metrics.h"
+#include "costmodel/roofline.h"
 #include "features/leaf_features.h"
 #include "features/program_features.h"
 #include "measure/device.h"
@@ -288,6 +289,10 @@ TEST(CostModel, WrongFilesAreClearErrors) {
   nlohmann::json other_kind = file;
   other_kind["kind"] = "crystal_ball";
   EXPECT_EQ(load_cost_model(write("kind.json", other_kind)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(file["payload"]["target"], kRooflineTarget);
+  nlohmann::json other_target = file;
+  other_target["payload"]["target"] = "ln_cubits";
+  EXPECT_EQ(load_cost_model(write("target.json", other_target)).status().code(), StatusCode::kInvalidArgument);
   nlohmann::json broken = file;
   broken["payload"]["booster"] = "{not a booster";
   EXPECT_FALSE(load_cost_model(write("broken.json", broken)).ok());

@@ -60,9 +60,11 @@ TEST(Roofline, FlopsAtPeakPlusBytesAtBandwidth) {
   EXPECT_GT(roofline_seconds(Sample{}), 0);
 }
 
-// Trained on products up to 2^27 flops whose latency is 1.6-3x their roofline, xgb predicts one of
-// 2^33 flops (60x the largest it saw) within 25%: its target is the distance from the roofline.
-TEST(Roofline, XgbExtrapolatesToLargerWorkloads) {
+// Trained on products up to 2^27 flops whose latency is 1.6-3x their roofline, the model predicts
+// one of 2^33 flops (60x the largest it saw) within 25%: its target is the distance from the roofline.
+class RooflineTarget : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RooflineTarget, ExtrapolatesToLargerWorkloads) {
   std::mt19937_64 rng(3);
   std::uniform_int_distribution<int> dim(4, 9), gap(0, 3);
   std::uniform_real_distribution<double> peak(50, 200);
@@ -75,7 +77,7 @@ TEST(Roofline, XgbExtrapolatesToLargerWorkloads) {
     s.seconds = roofline_seconds(s) * (1.6 + 0.45 * g);
     train.push_back(std::move(s));
   }
-  auto model = make_cost_model("xgb");
+  auto model = make_cost_model(GetParam());
   ASSERT_TRUE(model.ok() && (*model)->fit(train).ok());
   std::vector<Sample> big;
   for (int g = 0; g < 4; ++g) {
@@ -90,6 +92,9 @@ TEST(Roofline, XgbExtrapolatesToLargerWorkloads) {
     EXPECT_NEAR((*predicted)[i] / big[i].seconds, 1.0, 0.25) << "gap " << i << ": " << (*predicted)[i] << " s, measured "
                                                             << big[i].seconds << " s";
 }
+
+INSTANTIATE_TEST_SUITE_P(Models, RooflineTarget, ::testing::Values("xgb", "mlp"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace tensorperf::costmodel
