@@ -109,7 +109,7 @@ class MlpCostModel final : public CostModel {
     seconds.reserve(static_cast<size_t>(out.size(0)));
     for (int64_t i = 0; i < out.size(0); ++i)
       seconds.push_back(std::exp(static_cast<double>(v[i]) * y_scale_ + y_mean_) *
-                        (roofline_ ? roofline_seconds(samples[static_cast<size_t>(i)]) : 1.0));
+                        target_unit(samples[static_cast<size_t>(i)], roofline_));
     return seconds;
   }
 
@@ -167,7 +167,7 @@ class MlpCostModel final : public CostModel {
 
   // ln(seconds / roofline estimate), or ln(seconds) for a model saved before.
   float log_target(const Sample& s) const {
-    return static_cast<float>(std::log(s.seconds / (roofline_ ? roofline_seconds(s) : 1.0)));
+    return static_cast<float>(std::log(s.seconds / target_unit(s, roofline_)));
   }
   std::shared_ptr<MlpNet> net_;
 };

@@ -20,6 +20,9 @@ namespace tensorperf::costmodel {
 // vector's peak_gflops and mem_bandwidth_gbs; a missing or non-positive peak counts as 1 GFLOP/s
 // (1 GB/s). REQUIRES: `s` has this build's program and device widths.
 double roofline_seconds(const Sample& s);
+// What a model's ln target is taken relative to: roofline_seconds(s) when it fits ln(seconds /
+// estimate), else 1 (ln(seconds)).
+inline double target_unit(const Sample& s, bool roofline) { return roofline ? roofline_seconds(s) : 1.0; }
 
 // How a model's saved payload names its target ("target"): the value for ln(seconds / estimate).
 // A payload without it was written before the estimate was used, and fits ln(seconds).

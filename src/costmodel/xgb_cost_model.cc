@@ -65,7 +65,7 @@ class XgbCostModel final : public CostModel {
     std::vector<double> out;
     out.reserve(logs.size());
     for (size_t i = 0; i < logs.size(); ++i)
-      out.push_back(std::exp(static_cast<double>(logs[i])) * (roofline_ ? roofline_seconds(samples[i]) : 1.0));
+      out.push_back(std::exp(static_cast<double>(logs[i])) * target_unit(samples[i], roofline_));
     return out;
   }
 
@@ -95,7 +95,7 @@ class XgbCostModel final : public CostModel {
     std::vector<float> out;
     out.reserve(samples.size());
     for (const Sample& s : samples)
-      out.push_back(static_cast<float>(std::log(s.seconds / (roofline_ ? roofline_seconds(s) : 1.0))));
+      out.push_back(static_cast<float>(std::log(s.seconds / target_unit(s, roofline_))));
     return out;
   }
 
