@@ -50,7 +50,7 @@ def ensure_onnx(model, batch):
     path = os.path.join(d, model + ".onnx")
     if not os.path.exists(path):
         log("exporting %s at batch %d" % (model, batch))
-        subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests/runtime/torch_reference.py"), d, model,
+        subprocess.run([sys.executable, os.path.join(ROOT, "tests/runtime/torch_reference.py"), d, model,
                         str(IMAGE_SIZES.get(model, 224)), str(batch)], check=True, stdout=subprocess.DEVNULL)
     return path
 

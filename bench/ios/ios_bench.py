@@ -3,15 +3,17 @@
 
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
         [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
+        [--ort node|python] [--no-ort]
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
 measures nothing), IOS-both with predicted (composed) costs, and times every schedule in --rounds
 interleaved rounds (medians); the schedules go to --schedules. The specialisation check of the IOS
-paper runs each batch's IOS-both
-schedule at the other batch, next to that batch's own. ONNX Runtime (npm onnxruntime-node, installed
-into a cache directory with --ignore-scripts) runs the torchvision definitions of the networks that
-torchvision has (inception_v3, squeezenet1_1) from the same ONNX export the end-to-end benchmark uses,
+paper runs each batch's IOS-both schedule at the other batch, next to that batch's own. ONNX Runtime
+(npm onnxruntime-node, installed into a cache directory with --ignore-scripts; with --ort python,
+Python's onnxruntime package, for machines that cannot reach npm's registry) runs the torchvision
+definitions of the networks that torchvision has (inception_v3, squeezenet1_1) from the same ONNX
+export the end-to-end benchmark uses,
 with its sequential executor (intra-op threads = --threads) and its parallel executor (inter-op
 threads 2, intra-op --threads / 2), interleaved the same way. Speedups are medians over rounds of
 each round's ratio to the sequential schedule's time in the same round (these machines drift by up to
@@ -50,13 +52,14 @@ def runner(a, model, batch, extra=(), time_only=False):
 
 
 def ort_times(a, model, batch):
-    ort_dir = e2e_bench.ensure_ort()
     onnx = e2e_bench.ensure_onnx(model, batch)
     env = dict(os.environ, OMP_NUM_THREADS=str(a.threads))
-    js = os.path.join(ROOT, "bench/e2e/ort_peer.js")
-    peers = [e2e_bench.Peer("ort-sequential", ["node", js, ort_dir, onnx, str(batch), str(a.threads)], env),
-             e2e_bench.Peer("ort-parallel", ["node", js, ort_dir, onnx, str(batch), str(max(1, a.threads // 2)), "2"],
-                            env)]
+    if a.ort == "python":  # Python's onnxruntime package: where npm's registry cannot be reached
+        base = [sys.executable, os.path.join(ROOT, "bench/e2e/ort_peer.py"), onnx, str(batch)]
+    else:
+        base = ["node", os.path.join(ROOT, "bench/e2e/ort_peer.js"), e2e_bench.ensure_ort(), onnx, str(batch)]
+    peers = [e2e_bench.Peer("ort-sequential", base + [str(a.threads)], env),
+             e2e_bench.Peer("ort-parallel", base + [str(max(1, a.threads // 2)), "2"], env)]
     try:
         samples = e2e_bench.interleave(peers, a.rounds, a.seconds)
         return {name: statistics.median(v[0] for v in replies) for name, replies in samples.items()}, peers[0].info[0]
@@ -80,6 +83,8 @@ def main():
     ap.add_argument("--schedules", default=os.path.join(ROOT, "build/ios_schedules"),
                     help="where the searched schedules are written (one JSON per network, batch and strategy)")
     ap.add_argument("--no-ort", action="store_true")
+    ap.add_argument("--ort", choices=["node", "python"], default="node",
+                    help="ONNX Runtime peer: npm's onnxruntime-node (default) or Python's onnxruntime package")
     ap.add_argument("--from-json", default="", help="print the table of a saved ios.json instead of measuring")
     a = ap.parse_args()
     if a.from_json:
@@ -115,8 +120,8 @@ def main():
                 log("== %s batch %d: ONNX Runtime" % (model, batch))
                 row["onnxruntime"], row["onnxruntime_version"] = ort_times(a, model, batch)
             results.append(row)
-    with open(os.path.join(a.out_dir, "ios.json"), "w") as f:
-        json.dump(results, f, indent=1)
+        with open(os.path.join(a.out_dir, "ios.json"), "w") as f:  # after each network: a cut-off run keeps them
+            json.dump(results, f, indent=1)
     report(a, results, batches)
 
 

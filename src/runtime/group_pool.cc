@@ -13,6 +13,9 @@ Status GroupPool::run(const std::vector<std::function<Status()>>& tasks) {
   const int n = static_cast<int>(tasks.size());
   std::vector<Status> results(tasks.size(), Status::Ok());
   int started = 0;
+  // A group of k > 1 threads runs its kernels on a nested team of k threads (oneDNN's and Halide's
+  // alike, kernels/halide/jit_kernel.cc): nesting must be active one level below the stage's team.
+  if (omp_get_max_active_levels() < 2) omp_set_max_active_levels(2);
 #pragma omp parallel num_threads(n) reduction(+ : started)
   {
     const int i = omp_get_thread_num();

@@ -3,8 +3,8 @@
 // the one oneDNN's kernels use from the calling thread, so the stage's groups run on threads that
 // are already awake (OpenMP's workers spin a while after each parallel region) instead of beside
 // them: on a machine with as many cores as the stage has groups nothing is oversubscribed. Inside
-// a group, kernels run with their own thread count (1 for a group of one thread; nested OpenMP
-// regions run in the calling thread).
+// a group, kernels run with their own thread count on a nested OpenMP team (a group of one thread
+// runs them in its own thread), so the groups of a stage use as many threads as they were given.
 #pragma once
 
 #include <functional>

@@ -104,15 +104,15 @@ TEST(OperatorGraph, PredecessorsFollowTheDataThroughViewsAndConcats) {
 }
 
 // A greedy schedule (costs made up: only its shape matters here) runs concurrent stages.
-runtime::StageSchedule greedy_schedule(const ir::Graph& g, const OpGraph& ops) {
+runtime::StageSchedule greedy_schedule(const ir::Graph& g, const OpGraph& ops, int threads = 2) {
   SearchOptions o;
   o.strategy = Strategy::kGreedy;
-  o.threads = 2;
+  o.threads = threads;
   Result<SearchResult> r = schedule_graph(
       ops, o, [](const StageChoice& c) -> Result<double> { return 1e-3 * static_cast<double>(c.groups.size()); }, {},
       [](int op, int) -> Result<double> { return 1e-4 * (1 + op % 3); });
   if (!r.ok()) throw std::runtime_error(r.status().message());
-  runtime::StageSchedule s = make_schedule(ops, *r, 2);
+  runtime::StageSchedule s = make_schedule(ops, *r, threads);
   s.graph = runtime::graph_fingerprint(g);
   return s;
 }
@@ -137,6 +137,28 @@ TEST(ConcurrentRuntime, OutputsEqualTheSequentialRun) {
     // Activations that live in one stage never share memory, so the plan may need more; never less
     // than what one activation needs.
     EXPECT_GT((*scheduled)->arena_bytes(), 0);
+  }
+}
+
+TEST(ConcurrentRuntime, GroupsOfSeveralThreadsComputeWhatTheSequentialRunDoes) {
+  // At 4 threads the greedy stages have groups of 2 threads: their oneDNN and Halide kernels run on
+  // nested OpenMP teams inside the stage's team (4 threads on this machine's 2 cores: correctness only).
+  const ir::Graph g = model("squeezenet1_1", 64);
+  for (runtime::ConfigPolicy policy : {runtime::ConfigPolicy::kOnednn, runtime::ConfigPolicy::kHalideDefault}) {
+    runtime::ExecutorOptions o = options(policy);
+    o.threads = 4;
+    auto sequential = load(g, o);
+    const OpGraph ops = OpGraph::from_executor(*sequential);
+    const runtime::StageSchedule s = greedy_schedule(g, ops, 4);
+    int wide_groups = 0;
+    for (const runtime::Stage& st : s.stages)
+      for (const runtime::StageGroup& group : st.groups) wide_groups += st.groups.size() > 1 && group.threads > 1;
+    EXPECT_GT(wide_groups, 2);
+    Result<std::unique_ptr<runtime::Executor>> scheduled = load_scheduled(g, s, o);
+    ASSERT_TRUE(scheduled.ok()) << scheduled.status().message();
+    const auto want = run(*sequential);
+    EXPECT_LT(max_relative_difference(want, run(**scheduled)), 1e-5) << runtime::policy_name(policy);
+    EXPECT_LT(max_relative_difference(want, run(**scheduled)), 1e-5) << runtime::policy_name(policy) << ", second run";
   }
 }
 

@@ -6,6 +6,7 @@ Writes OUT_DIR/MODEL.onnx (opset 13, eval mode), OUT_DIR/MODEL.input.npy and OUT
 (float32, C order). Weights are torchvision's random initialisation under seed 0, with batch-norm
 statistics and affine parameters randomised too, so that folding them is exercised.
 """
+import inspect
 import os
 import sys
 
@@ -36,8 +37,11 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     with torch.no_grad():
         y = model(x)
+        # Newer torch exports through dynamo by default; the TorchScript exporter gives the graph
+        # that torch 1.13 (Debian's) gives, so it is asked for where the choice exists.
+        legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
         torch.onnx.export(model, x, os.path.join(out_dir, name + ".onnx"), opset_version=13,
-                          input_names=["input"], output_names=["output"])
+                          input_names=["input"], output_names=["output"], **legacy)
     np.save(os.path.join(out_dir, name + ".input.npy"), x.numpy().astype(np.float32))
     np.save(os.path.join(out_dir, name + ".output.npy"), y.numpy().astype(np.float32))
 

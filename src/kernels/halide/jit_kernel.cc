@@ -3,7 +3,13 @@
 // Concurrency: inputs are bound per call (a ParamMap, not the shared ImageParams) and a 1-thread
 // kernel runs its parallel loops in the calling thread (a per-call do_par_for handler), so kernels,
 // instances of one compiled pipeline included, may run at once on different threads. Kernels of
-// more threads share the JIT runtime's one thread pool, whose worker count is process-wide.
+// more threads share the JIT runtime's one thread pool, whose worker count is process-wide, except
+// inside an OpenMP parallel region (a concurrent group of a stage, runtime/group_pool.h): there a
+// kernel's parallel loops run on a nested OpenMP team of its own thread count, so that concurrent
+// groups each get their own threads instead of sharing one pool beside OpenMP's spinning team.
+#include <omp.h>
+
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -42,6 +48,23 @@ int serial_do_par_for(Halide::JITUserContext* context, int (*f)(Halide::JITUserC
   return 0;
 }
 
+// The thread count of the kernel that the calling thread runs (read by omp_do_par_for, which is
+// called on that thread by the pipeline it runs).
+thread_local int t_group_threads = 1;
+
+// A parallel loop on a nested OpenMP team of t_group_threads threads: what a kernel of a concurrent
+// group does (the caller is a thread of the stage's OpenMP team, nesting enabled by GroupPool).
+int omp_do_par_for(Halide::JITUserContext* context, int (*f)(Halide::JITUserContext*, int, uint8_t*), int min,
+                   int extent, uint8_t* closure) {
+  std::atomic<int> failed{0};
+#pragma omp parallel for num_threads(t_group_threads) schedule(dynamic, 1)
+  for (int i = min; i < min + extent; ++i) {
+    if (failed.load(std::memory_order_relaxed) != 0) continue;
+    if (int status = f(context, i, closure); status != 0) failed.store(status, std::memory_order_relaxed);
+  }
+  return failed.load();
+}
+
 // What instances of one compiled pipeline share: the program (params, packers, views) and the
 // JIT-compiled pipeline. Both are only read at run time (inputs are bound per call).
 struct CompiledPipeline {
@@ -63,8 +86,14 @@ class JitKernel final : public Kernel {
                                      std::to_string(inputs.size()));
     try {
       Halide::JITUserContext context;
-      if (code_->threads == 1) context.handlers.custom_do_par_for = serial_do_par_for;
-      else set_runtime_threads(code_->threads);
+      if (code_->threads == 1) {
+        context.handlers.custom_do_par_for = serial_do_par_for;
+      } else if (omp_in_parallel()) {
+        t_group_threads = code_->threads;
+        context.handlers.custom_do_par_for = omp_do_par_for;
+      } else {
+        set_runtime_threads(code_->threads);
+      }
       Halide::ParamMap params;
       for (size_t i = 0; i < inputs.size(); ++i) {
         auto packer = program.packers.find(i);
