@@ -133,35 +133,47 @@ def speedup(variants, name):
 
 
 def report(a, results, batches):
-    names = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios-both", "ios-both-predicted"]
-    cols = ["network", "batch"] + names + ["both x", "search s", "measured", "pred search s", "pred/both",
+    names = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios-both", "ios-both-predicted", "chosen"]
+    cols = ["network", "batch"] + names + ["both x", "chosen x", "search s", "measured", "pred search s", "pred/both",
                                            "other batch's both", "ORT seq", "ORT par"]
-    lines, speedups = [], []
+    lines, speedups, chosen = [], [], []
     for row in results:
         v = {x["name"]: x for x in row["variants"]}
-        both = v["ios-both"]["latency_ms"]
         speedups.append(speedup(v, "ios-both"))
+        if "chosen" in v:
+            chosen.append(speedup(v, "chosen"))
         other = [x for x in row["variants"] if x["name"].startswith("ios-both@")]
         ort = row.get("onnxruntime", {})
-        lines.append([row["model"], str(row["batch"])] + ["%.2f" % v[n]["latency_ms"] for n in names] +
-                     ["%.2fx" % speedups[-1], "%.1f" % v["ios-both"]["search_s"], str(v["ios-both"]["stages_measured"]),
+        lines.append([row["model"], str(row["batch"])] +
+                     ["%.2f" % v[n]["latency_ms"] if n in v else "-" for n in names] +
+                     ["%.2fx" % speedups[-1],
+                      "%.2fx (%s)" % (chosen[-1], v["chosen"]["chosen_from"]) if "chosen" in v else "-",
+                      "%.1f" % v["ios-both"]["search_s"], str(v["ios-both"]["stages_measured"]),
                       "%.2f" % v["ios-both-predicted"]["search_s"],
                       "%.3f" % (speedup(v, "ios-both") / speedup(v, "ios-both-predicted")),
                       ", ".join("%s %.2fx" % (x["name"].split("@")[1], x["speedup"] if "speedup" in x else
                                               1 / x["relative_to_sequential"]) for x in other) or "-",
                       "%.2f" % ort["ort-sequential"] if ort else "-", "%.2f" % ort["ort-parallel"] if ort else "-"])
     e2e_bench.print_table(cols, lines)
+
+    def summary(xs):
+        return "geomean %.3fx, min %.3fx" % (math.exp(sum(math.log(x) for x in xs) / len(xs)), min(xs))
+
     if speedups:
-        print("\nIOS-both vs sequential: geomean %.3fx, min %.3fx over %d network-batches; %d threads on %s; latencies "
-              "are medians of %d interleaved rounds (ms), speedups ('both x') medians of per-round ratios; 'pred/both' is "
-              "the predicted-cost schedule's time over the measured-cost one's" % (
-                  math.exp(sum(math.log(s) for s in speedups) / len(speedups)), min(speedups), len(speedups),
-                  results[0]["threads"], results[0]["device"], len(results[0]["variants"][0]["rounds_ms"])))
+        print("\nIOS-both vs sequential: %s over %d network-batches; %d threads on %s; latencies are medians of %d "
+              "interleaved rounds (ms), speedups ('both x') medians of per-round ratios; 'pred/both' is the "
+              "predicted-cost schedule's time over the measured-cost one's" % (
+                  summary(speedups), len(speedups), results[0]["threads"], results[0]["device"],
+                  len(results[0]["variants"][0]["rounds_ms"])))
+    if chosen:
+        print("chosen (what `tensorperf schedule --strategy both` writes: the fastest on the whole model of the "
+              "sequential, IOS-both and greedy schedules; its search time includes greedy's and the judging) vs "
+              "sequential: %s" % summary(chosen))
     panels = []
     for batch in batches:
         rows = [r for r in results if r["batch"] == batch]
         series = []
-        for n in names[1:]:
+        for n in [n for n in names[1:] if all(n in {x["name"] for x in r["variants"]} for r in rows)]:
             series.append({"label": n, "y": [speedup({x["name"]: x for x in r["variants"]}, n) for r in rows]})
         panels.append({"kind": "bars", "title": "batch %d, %d threads" % (batch, rows[0]["threads"]),
                        "ylabel": "speedup over sequential (x)", "categories": [r["model"] for r in rows],

@@ -6,11 +6,12 @@
 //
 // Searches sequential, greedy, IOS-merge, IOS-parallel and IOS-both with measured stage costs (one
 // Scheduler: what one search measured, the next finds in the database), and IOS-both with predicted
-// (composed) costs; loads an executor for each schedule and for each --extra schedule file (another
+// (composed) costs, and `chosen`: what `tensorperf schedule --strategy both` writes, the fastest
+// of the sequential, IOS-both and greedy schedules on the whole model; loads an executor for each schedule and for each --extra schedule file (another
 // batch's schedule, applied here by operator names: the specialisation check); then times them in
 // --rounds rounds of rotating order, each a median of about --seconds of runs. Prints one JSON object
 // {model, batch, threads, device, variants: [{name, search_s, stages_measured, estimated_ms,
-// latency_ms, rounds_ms, stages, concurrent, merged}]} and writes each searched schedule to
+// latency_ms, rounds_ms, stages, concurrent, merged, chosen_from}]} and writes each searched schedule to
 // --save-dir as <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
 // the extras only).
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "db/record_store.h"
+#include "graphsched/judge.h"
 #include "graphsched/scheduler.h"
 #include "ir/models/zoo.h"
 #include "measure/device.h"
@@ -52,6 +54,7 @@ struct Variant {
   runtime::StageSchedule schedule;
   double search_s = 0, estimated_ms = 0;
   int64_t measured = 0;
+  std::string chosen_from;  // `chosen`: which candidate the whole model picked
   std::unique_ptr<runtime::Executor> executor;
   std::vector<double> rounds_ms;
 };
@@ -137,6 +140,36 @@ int main(int argc, char** argv) {
     }
     variants.push_back(std::move(v));
   }
+  if (!time_only) {
+    // What `tensorperf schedule --strategy both` writes: the fastest on the whole model of the
+    // sequential, IOS-both and greedy schedules (graphsched/judge.h).
+    std::vector<graphsched::Candidate> candidates;
+    double searched_s = 0;
+    int64_t measured = 0;
+    for (const char* name : {"sequential", "ios-both", "greedy"})
+      for (const Variant& v : variants)
+        if (v.name == name) {
+          candidates.push_back({v.name, v.schedule});
+          if (v.name != "sequential") searched_s += v.search_s, measured += v.measured;
+        }
+    runtime::ExecutorOptions jo_exec = so.executor;
+    jo_exec.progress = nullptr;
+    graphsched::JudgeOptions jo;
+    jo.rounds = 3;
+    jo.runs_per_round = 3;
+    const double t0 = now_s();
+    Result<graphsched::Verdict> verdict = graphsched::judge_schedules(*g, candidates, jo_exec, jo);
+    if (!verdict.ok()) return fail("judging: " + verdict.status().message());
+    Variant v;
+    v.name = "chosen";
+    v.schedule = candidates[verdict->best].schedule;
+    v.search_s = searched_s + (now_s() - t0);
+    v.measured = measured;
+    v.chosen_from = candidates[verdict->best].name;
+    std::fprintf(stderr, "%s b%lld: the whole model chose %s (judged in %.1f s)\n", so.model.c_str(),
+                 static_cast<long long>(mo.batch), v.chosen_from.c_str(), now_s() - t0);
+    variants.push_back(std::move(v));
+  }
   for (const std::string& e : extras) {
     const size_t eq = e.find('=');
     if (eq == std::string::npos) return fail("--extra takes NAME=FILE");
@@ -206,7 +239,8 @@ int main(int argc, char** argv) {
                                {"rounds_ms", v.rounds_ms},
                                {"stages", v.schedule.stages.size()},
                                {"concurrent", concurrent},
-                               {"merged", merged}});
+                               {"merged", merged},
+                               {"chosen_from", v.chosen_from}});
   }
   std::puts(out.dump().c_str());
   return 0;

@@ -1,7 +1,7 @@
 // `tensorperf schedule`: inter-operator scheduling (IOS) of a model on this machine: searches which
 // operators run concurrently and which merge, prints the stages, the schedule's latency next to the
-// sequential one (both run here, interleaved) and the search's time, and writes the schedule that
-// `tensorperf run --schedule` runs.
+// sequential one's (and, for `both`, the greedy baseline's: all run here, interleaved) and the
+// search's time, and writes the fastest of them for `tensorperf run --schedule`.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +18,7 @@
 #include "cli/table.h"
 #include "cli/validators.h"
 #include "db/record_store.h"
+#include "graphsched/judge.h"
 #include "graphsched/scheduler.h"
 #include "measure/device.h"
 
@@ -139,68 +140,51 @@ void run_schedule(const ScheduleOptions& o) {
                   "the database",
                   plan.search.search_s, plan.timing_s, plan.storing_s, plan.measured, plan.from_store));
 
-  // The schedule against the sequential run, both loaded for real and timed in turns.
+  // The whole model judges (graphsched/judge.h): the sequential schedule, the found one and, for
+  // `both`, the greedy baseline's (stages of more independent operators than threads, which the
+  // DP's stages cannot hold), loaded for real, checked for equal outputs and timed in turns.
   runtime::ExecutorOptions eo = so.executor;
   eo.progress = nullptr;
-  eo.fixed_configs = plan.schedule.configs;  // both run the kernels the search measured
-  std::unique_ptr<runtime::Executor> sequential = check(runtime::Executor::load(g, eo));
-  std::unique_ptr<runtime::Executor> scheduled = check(graphsched::load_scheduled(g, plan.schedule, eo));
-  // The same inputs give the same outputs (up to summation order in merged kernels).
-  double max_diff = 0;
-  {
-    std::mt19937_64 rng(7);
-    for (size_t i = 0; i < sequential->num_inputs(); ++i) {
-      sequential->input(i).fill_random(rng);
-      std::copy(sequential->input(i).bytes(), sequential->input(i).bytes() + sequential->input(i).type().num_bytes(),
-                scheduled->input(i).bytes());
-    }
-    check(sequential->run());
-    check(scheduled->run());
-    for (size_t i = 0; i < sequential->num_outputs(); ++i) {
-      const kernels::HostTensor& a = sequential->output(i);
-      const kernels::HostTensor& b = scheduled->output(i);
-      double scale = 1e-6;
-      for (int64_t k = 0; k < a.num_elements(); ++k) scale = std::max(scale, std::abs(static_cast<double>(a.f32()[k])));
-      for (int64_t k = 0; k < a.num_elements(); ++k)
-        max_diff = std::max(max_diff, std::abs(static_cast<double>(a.f32()[k]) - b.f32()[k]) / scale);
-    }
+  auto like_found = [&](runtime::StageSchedule s) {
+    s.model = plan.schedule.model;
+    s.batch = plan.schedule.batch;
+    s.device = plan.schedule.device;
+    s.graph = plan.schedule.graph;
+    s.configs = plan.schedule.configs;  // every candidate runs the kernels the search measured
+    return s;
+  };
+  std::vector<graphsched::Candidate> candidates;
+  candidates.push_back({"sequential", like_found(runtime::sequential_schedule(scheduler->ops().names, device.threads))});
+  candidates.push_back({"found", plan.schedule});
+  if (strategy == graphsched::Strategy::kBoth) {
+    graphsched::SearchOptions greedy = search;
+    greedy.strategy = graphsched::Strategy::kGreedy;
+    candidates.push_back({"greedy", like_found(check(scheduler->plan(greedy, cost)).schedule)});
   }
-  std::vector<double> seq_s, sched_s;
-  const int rounds = 5;
-  for (int r = 0; r < rounds; ++r) {
-    seq_s.push_back(time_runs(*sequential, std::max(1, o.repeat / rounds)).p50_s);
-    sched_s.push_back(time_runs(*scheduled, std::max(1, o.repeat / rounds)).p50_s);
-  }
-  std::sort(seq_s.begin(), seq_s.end());
-  std::sort(sched_s.begin(), sched_s.end());
-  const double seq_ms = seq_s[rounds / 2] * 1e3, sched_ms = sched_s[rounds / 2] * 1e3;
+  say(fmt::format("judging {} schedules on the whole model", candidates.size()));
+  graphsched::JudgeOptions jo;
+  jo.rounds = 5;
+  jo.runs_per_round = std::max(1, o.repeat / jo.rounds);
+  const graphsched::Verdict verdict = check(graphsched::judge_schedules(g, candidates, eo, jo));
+  const int rounds = jo.rounds;
+  const double max_diff = verdict.max_output_difference;
+  const double seq_ms = verdict.latency_ms[0], sched_ms = verdict.latency_ms[1];
   if (!o.plot_spec.empty()) write_gantt(o.plot_spec, *scheduler, plan, device.threads, o.source.name());
-  runtime::StageSchedule out = plan.schedule;
-  out.latency_ms = sched_ms;
+  // The file gets the fastest candidate, unless --keep-slower (the found one, always).
+  const size_t chosen = o.keep_slower ? 1 : verdict.best;
+  runtime::StageSchedule out = candidates[chosen].schedule;
+  out.latency_ms = verdict.latency_ms[chosen];
   out.sequential_ms = seq_ms;
-  // The search's stage costs are stages run alone; the whole model is the judge. A schedule that
-  // ran slower than the sequential one here is not what a user wants to run: the file gets the
-  // sequential schedule instead, unless --keep-slower.
-  const bool slower = sched_ms > seq_ms && !o.keep_slower;
-  if (slower) {
-    std::vector<std::string> names = scheduler->ops().names;
-    runtime::StageSchedule seq = runtime::sequential_schedule(names, device.threads);
-    seq.model = out.model;
-    seq.batch = out.batch;
-    seq.device = out.device;
-    seq.graph = out.graph;
-    seq.configs = out.configs;
-    seq.latency_ms = seq.sequential_ms = seq_ms;
-    if (!o.output.empty()) check(runtime::write_schedule_file(o.output, seq));
-  } else if (!o.output.empty()) {
-    check(runtime::write_schedule_file(o.output, out));
-  }
+  if (!o.output.empty()) check(runtime::write_schedule_file(o.output, out));
+  const std::string written = candidates[chosen].name;
 
   int concurrent = 0, merged = 0;
   for (size_t i = 0; i < plan.search.stages.size(); ++i) {
     concurrent += plan.search.stages[i].groups.size() > 1;
     merged += plan.search.stages[i].merged;
   }
+  nlohmann::json candidates_ms = nlohmann::json::object();
+  for (size_t k = 0; k < candidates.size(); ++k) candidates_ms[candidates[k].name] = verdict.latency_ms[k];
   if (o.json) {
     nlohmann::json j{{"model", o.source.name()},
                      {"batch", g.batch()},
@@ -224,7 +208,10 @@ void run_schedule(const ScheduleOptions& o) {
                      {"sequential_ms", seq_ms},
                      {"speedup", sched_ms > 0 ? seq_ms / sched_ms : 0.0},
                      {"max_output_difference", max_diff},
-                     {"written", o.output.empty() ? "" : slower ? "sequential" : "found"},
+                     {"written", o.output.empty() ? "" : written},
+                     {"chosen", written},
+                     {"chosen_ms", verdict.latency_ms[chosen]},
+                     {"candidates_ms", candidates_ms},
                      {"schedule", runtime::schedule_to_json(out)}};
     std::puts(j.dump(2).c_str());
     return;
@@ -249,10 +236,15 @@ void run_schedule(const ScheduleOptions& o) {
   std::printf("estimate   %.3f ms (sequential %.3f ms)\n", plan.search.cost_s * 1e3, plan.sequential_estimate_s * 1e3);
   std::printf("latency    %.3f ms   sequential %.3f ms   speedup %.3fx   (medians of %d interleaved rounds)\n", sched_ms,
               seq_ms, sched_ms > 0 ? seq_ms / sched_ms : 0.0, rounds);
+  std::string judged;
+  for (size_t k = 0; k < candidates.size(); ++k)
+    judged += fmt::format("{}{} {:.3f} ms", k ? ", " : "", candidates[k].name, verdict.latency_ms[k]);
+  std::printf("judged     %s: the fastest is %s\n", judged.c_str(), candidates[verdict.best].name.c_str());
   std::printf("outputs    max relative difference to the sequential run %.2g\n", max_diff);
   if (!o.output.empty())
-    std::printf("schedule   %s%s (run it: tensorperf run ... --schedule %s)\n", o.output.c_str(),
-                slower ? ": the sequential schedule, as the found one ran slower here (--keep-slower writes it)" : "",
+    std::printf("schedule   %s: the %s schedule%s (run it: tensorperf run ... --schedule %s)\n", o.output.c_str(),
+                written.c_str(),
+                chosen != 1 ? ", as it ran faster here than the found one (--keep-slower writes the found one)" : "",
                 o.output.c_str());
 }
 
@@ -281,7 +273,8 @@ void register_schedule_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the schedule (JSON) for `tensorperf run --schedule`");
   cmd->add_flag("--keep-slower", o.keep_slower,
-                "write the found schedule even when it ran slower than the sequential one in the final check");
+                "write the found schedule even when another candidate (sequential; greedy for --strategy both) ran "
+                "faster in the final check");
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a Gantt chart spec of the schedule (threads over time) for scripts/plot.py SPEC OUT.png");
   cmd->add_option("--db", o.db, "the database of tuned configs and measured stages (SQLite path or postgresql:// URL)")
@@ -291,7 +284,7 @@ void register_schedule_command(CLI::App& app) {
                   "(defaults only: the same kernels every time, so a second search measures nothing)")
       ->check(CLI::IsMember({"db", "onednn", "halide"}))
       ->capture_default_str();
-  cmd->add_option("--repeat", o.repeat, "timed whole runs of each of the two schedules")->check(positive())->capture_default_str();
+  cmd->add_option("--repeat", o.repeat, "timed whole runs of each candidate schedule in the final check")->check(positive())->capture_default_str();
   cmd->add_flag("--json", o.json,
                 "print one JSON object {model, batch, device, threads, strategy, search_s, stages_measured, "
                 "latency_ms, sequential_ms, speedup, schedule}");

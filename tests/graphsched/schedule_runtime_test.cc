@@ -10,6 +10,7 @@
 #include <set>
 
 #include "db/record_store.h"
+#include "graphsched/judge.h"
 #include "graphsched/scheduler.h"
 #include "graphsched/schedule_build.h"
 #include "ir/models/zoo.h"
@@ -160,6 +161,35 @@ TEST(ConcurrentRuntime, GroupsOfSeveralThreadsComputeWhatTheSequentialRunDoes) {
     EXPECT_LT(max_relative_difference(want, run(**scheduled)), 1e-5) << runtime::policy_name(policy);
     EXPECT_LT(max_relative_difference(want, run(**scheduled)), 1e-5) << runtime::policy_name(policy) << ", second run";
   }
+}
+
+TEST(Judge, TimesEveryCandidateOnTheWholeModelAndPicksTheFastest) {
+  const ir::Graph g = model("squeezenet1_1", 64);
+  auto e = load(g, options());
+  const OpGraph ops = OpGraph::from_executor(*e);
+  runtime::StageSchedule seq = runtime::sequential_schedule(ops.names, 2);
+  seq.graph = runtime::graph_fingerprint(g);
+  const std::vector<Candidate> candidates = {{"sequential", seq}, {"greedy", greedy_schedule(g, ops)}};
+  JudgeOptions jo;
+  jo.rounds = 3;
+  jo.runs_per_round = 2;
+  Result<Verdict> v = judge_schedules(g, candidates, options(), jo);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->latency_ms.size(), 2u);
+  ASSERT_EQ(v->rounds_ms.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(v->rounds_ms[k].size(), 3u);
+    EXPECT_GT(v->latency_ms[k], 0);
+  }
+  EXPECT_EQ(v->latency_ms[v->best], std::min(v->latency_ms[0], v->latency_ms[1]));
+  EXPECT_LT(v->max_output_difference, 1e-5);
+  // A candidate made for another graph is refused by name; no candidates is an error too.
+  const ir::Graph other = model("squeezenet1_1", 96);
+  Result<Verdict> wrong = judge_schedules(other, candidates, options(), jo);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("sequential schedule"), std::string::npos) << wrong.status().message();
+  EXPECT_NE(wrong.status().message().find("another graph"), std::string::npos) << wrong.status().message();
+  EXPECT_FALSE(judge_schedules(g, {}, options(), jo).ok());
 }
 
 TEST(Merge, MergedConvolutionsComputeWhatTheSeparateOnesDo) {

@@ -1,0 +1,72 @@
+#include "graphsched/judge.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include "graphsched/scheduler.h"
+
+namespace tensorperf::graphsched {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+Result<Verdict> judge_schedules(const ir::Graph& g, const std::vector<Candidate>& candidates,
+                                const runtime::ExecutorOptions& options, const JudgeOptions& judge) {
+  if (candidates.empty()) return Status::InvalidArgument("no schedules to judge");
+  if (judge.rounds < 1 || judge.runs_per_round < 1) return Status::InvalidArgument("rounds and runs must be at least 1");
+  std::vector<std::unique_ptr<runtime::Executor>> executors;
+  for (const Candidate& c : candidates) {
+    Result<std::unique_ptr<runtime::Executor>> e = load_scheduled(g, c.schedule, options);
+    if (!e.ok()) return e.status().WithContext(c.name + " schedule");
+    executors.push_back(std::move(*e));
+  }
+  Verdict v;
+  // The same inputs everywhere; every candidate's outputs against the first's.
+  runtime::Executor& first = *executors[0];
+  std::mt19937_64 rng(7);
+  for (size_t i = 0; i < first.num_inputs(); ++i) first.input(i).fill_random(rng);
+  for (auto& e : executors) {
+    for (size_t i = 0; i < first.num_inputs(); ++i)
+      std::copy(first.input(i).bytes(), first.input(i).bytes() + first.input(i).type().num_bytes(), e->input(i).bytes());
+    TP_RETURN_IF_ERROR(e->run());
+  }
+  for (size_t k = 1; k < executors.size(); ++k)
+    for (size_t i = 0; i < first.num_outputs(); ++i) {
+      const kernels::HostTensor& a = first.output(i);
+      const kernels::HostTensor& b = executors[k]->output(i);
+      double scale = 1e-6;
+      for (int64_t j = 0; j < a.num_elements(); ++j) scale = std::max(scale, std::abs(static_cast<double>(a.f32()[j])));
+      for (int64_t j = 0; j < a.num_elements(); ++j)
+        v.max_output_difference =
+            std::max(v.max_output_difference, std::abs(static_cast<double>(a.f32()[j]) - b.f32()[j]) / scale);
+    }
+  // Rounds in rotating order: the machine's speed drifts, a round's candidates see the same drift.
+  v.rounds_ms.assign(candidates.size(), {});
+  for (int r = 0; r < judge.rounds; ++r)
+    for (size_t n = 0; n < candidates.size(); ++n) {
+      const size_t k = (n + static_cast<size_t>(r)) % candidates.size();
+      std::vector<double> runs;
+      for (int i = 0; i < judge.runs_per_round; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        TP_RETURN_IF_ERROR(executors[k]->run());
+        runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      }
+      v.rounds_ms[k].push_back(median(runs));
+    }
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    v.latency_ms.push_back(median(v.rounds_ms[k]));
+    if (v.latency_ms[k] < v.latency_ms[v.best]) v.best = k;
+  }
+  return v;
+}
+
+}  // namespace tensorperf::graphsched

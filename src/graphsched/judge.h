@@ -1,0 +1,43 @@
+// The whole model as the judge of candidate schedules. A search's stage costs are stages run alone
+// and warm (their weights and inputs stay in cache between repetitions); in the model, each stage
+// reads what the previous one wrote and weights that were evicted since. On 2 cores the measured
+// estimates ran 20-45% under the model's time and ranked schedules wrongly (RandWire at batch 16:
+// the greedy schedule estimated 7% slower than IOS's, ran 43% faster). So the schedule a user gets
+// is the fastest of the candidates (the search's, the greedy baseline's, the sequential one) loaded
+// for real and timed in interleaved rounds, after checking that they all compute the same outputs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "ir/graph.h"
+#include "runtime/executor.h"
+#include "runtime/stage_schedule.h"
+
+namespace tensorperf::graphsched {
+
+struct Candidate {
+  std::string name;  // "found", "greedy", "sequential", ...
+  runtime::StageSchedule schedule;
+};
+
+struct JudgeOptions {
+  int rounds = 5;           // each round runs every candidate, in rotating order
+  int runs_per_round = 3;   // a round's time of a candidate: the median of this many runs
+};
+
+struct Verdict {
+  size_t best = 0;                   // the fastest candidate (the earlier one on a tie)
+  std::vector<double> latency_ms;    // per candidate: the median of its rounds
+  std::vector<std::vector<double>> rounds_ms;  // per candidate, per round
+  double max_output_difference = 0;  // relative to the first candidate's outputs, over all candidates
+};
+
+// Loads each candidate (graphsched::load_scheduled: each must be made for `g`), runs all on the same
+// random inputs and compares their outputs with the first's, then times them. REQUIRES: at least one
+// candidate.
+Result<Verdict> judge_schedules(const ir::Graph& g, const std::vector<Candidate>& candidates,
+                                const runtime::ExecutorOptions& options, const JudgeOptions& judge = {});
+
+}  // namespace tensorperf::graphsched
