@@ -28,6 +28,9 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IMAGE_SIZES = {"inception_v3": 299}
+# The Python that holds PyTorch and torchvision (for the ONNX exports): Debian's python3-torch by
+# default; TENSORPERF_TORCH_PYTHON names another (a machine whose PyTorch lives in a virtual env).
+TORCH_PYTHON = os.environ.get("TENSORPERF_TORCH_PYTHON", "/usr/bin/python3")
 CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "tensorperf")
 
 
@@ -50,7 +53,7 @@ def ensure_onnx(model, batch):
     path = os.path.join(d, model + ".onnx")
     if not os.path.exists(path):
         log("exporting %s at batch %d" % (model, batch))
-        subprocess.run([sys.executable, os.path.join(ROOT, "tests/runtime/torch_reference.py"), d, model,
+        subprocess.run([TORCH_PYTHON, os.path.join(ROOT, "tests/runtime/torch_reference.py"), d, model,
                         str(IMAGE_SIZES.get(model, 224)), str(batch)], check=True, stdout=subprocess.DEVNULL)
     return path
 

@@ -7,18 +7,20 @@
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
-measures nothing), IOS-both with predicted (composed) costs, and times every schedule in --rounds
-interleaved rounds (medians); the schedules go to --schedules. The specialisation check of the IOS
-paper runs each batch's IOS-both schedule at the other batch, next to that batch's own. ONNX Runtime
-(npm onnxruntime-node, installed into a cache directory with --ignore-scripts; with --ort python,
-Python's onnxruntime package, for machines that cannot reach npm's registry) runs the torchvision
-definitions of the networks that torchvision has (inception_v3, squeezenet1_1) from the same ONNX
-export the end-to-end benchmark uses,
-with its sequential executor (intra-op threads = --threads) and its parallel executor (inter-op
-threads 2, intra-op --threads / 2), interleaved the same way. Speedups are medians over rounds of
-each round's ratio to the sequential schedule's time in the same round (these machines drift by up to
-2x within minutes: a ratio within a round is what stays comparable). Writes ios.json and ios.png
-(speedup over sequential) to --out-dir and prints the table; --from-json re-prints a saved run.
+measures nothing), IOS-both with predicted (composed) costs, and `chosen`: what `tensorperf schedule
+--strategy both` writes, the fastest on the whole model of the sequential, IOS-both and greedy
+schedules; it times every schedule in --rounds interleaved rounds (medians); the schedules go to
+--schedules. The specialisation check of the IOS paper runs each batch's IOS-both schedule at the
+other batch, next to that batch's own. ONNX Runtime (npm onnxruntime-node, installed into a cache
+directory with --ignore-scripts; with --ort python, Python's onnxruntime package, for machines that
+cannot reach npm's registry) runs the torchvision definitions of the networks that torchvision has
+(inception_v3, squeezenet1_1) from the same ONNX export the end-to-end benchmark uses (made under
+TENSORPERF_TORCH_PYTHON, default /usr/bin/python3), with its sequential executor (intra-op threads =
+--threads) and its parallel executor (inter-op threads 2, intra-op --threads / 2), interleaved the
+same way. Speedups are medians over rounds of each round's ratio to the sequential schedule's time
+in the same round (these machines drift by up to 2x within minutes: a ratio within a round is what
+stays comparable). Writes ios.json (after each network) and ios.png (speedup over sequential) to
+--out-dir and prints the table; --from-json re-prints a saved run.
 """
 import argparse
 import json
