@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 
@@ -173,34 +174,57 @@ class BlockSearch {
     return w;
   }
 
-  // The best way `w` offers to run ending `e` as one stage that costs less than `limit`: its cost
-  // and the stage (best stays infinite when there is none).
-  Status best_stage(uint64_t e, const Ways& w, double limit, double& best, StageChoice& choice) {
-    best = INFINITY;
-    if (!w.groups.empty()) {
-      StageChoice c;
-      for (uint64_t m : w.groups) c.groups.push_back(global(m));
-      c.threads = split_threads(static_cast<int>(w.groups.size()), o_.threads);
-      bool hopeless = false;
-      if (bound_ && std::isfinite(limit)) {
-        TP_ASSIGN_OR_RETURN(double lb, bound_(c));
-        hopeless = lb >= limit;
-        pruned_ += hopeless;
-      }
-      if (!hopeless) {
-        TP_ASSIGN_OR_RETURN(double s, cost_(c));
-        c.cost_s = s;
-        best = s, choice = std::move(c);
-      }
-    }
-    if (w.merged) {
-      StageChoice c;
+  // What the search knows of an ending, kept once per block (the same ending recurs in many
+  // states): its ways, and its stage's bound and costs once asked for (NaN until then).
+  struct Ending {
+    Ways ways;
+    double bound = NAN, parallel = NAN, merged = NAN;
+  };
+  Ending& ending(uint64_t e) {
+    auto it = endings_.find(e);
+    if (it == endings_.end()) it = endings_.emplace(e, Ending{ways(e)}).first;
+    return it->second;  // references into an unordered_map survive its rehashing
+  }
+
+  StageChoice make_stage(uint64_t e, const Ways& w, bool merged) const {
+    StageChoice c;
+    if (merged) {
       c.groups = {global(e)};
       c.threads = {o_.threads};
       c.merged = true;
-      TP_ASSIGN_OR_RETURN(double s, cost_(c));
-      c.cost_s = s;
-      if (s < best) best = s, choice = std::move(c);
+    } else {
+      for (uint64_t m : w.groups) c.groups.push_back(global(m));
+      c.threads = split_threads(static_cast<int>(w.groups.size()), o_.threads);
+    }
+    return c;
+  }
+
+  // The best way ending `e` offers to run as one stage that costs less than `limit`: its cost and
+  // whether it is the merged way (best stays infinite when there is none).
+  Status best_stage(uint64_t e, Ending& x, double limit, double& best, bool& merged) {
+    best = INFINITY;
+    merged = false;
+    if (!x.ways.groups.empty()) {
+      bool hopeless = false;
+      if (bound_ && std::isfinite(limit)) {
+        if (std::isnan(x.bound)) {
+          TP_ASSIGN_OR_RETURN(x.bound, bound_(make_stage(e, x.ways, false)));
+        }
+        hopeless = x.bound >= limit;
+        pruned_ += hopeless;
+      }
+      if (!hopeless) {
+        if (std::isnan(x.parallel)) {
+          TP_ASSIGN_OR_RETURN(x.parallel, cost_(make_stage(e, x.ways, false)));
+        }
+        best = x.parallel;
+      }
+    }
+    if (x.ways.merged) {
+      if (std::isnan(x.merged)) {
+        TP_ASSIGN_OR_RETURN(x.merged, cost_(make_stage(e, x.ways, true)));
+      }
+      if (x.merged < best) best = x.merged, merged = true;
     }
     return Status::Ok();
   }
@@ -212,42 +236,59 @@ class BlockSearch {
     if (static_cast<int64_t>(memo_.size()) >= kMaxStates)
       return Status::Unsupported("the schedule search passed " + std::to_string(kMaxStates) +
                                  " states in one block; use a smaller --r or --s");
-    // Endings of s: decide on s's operators from the last to the first; an operator may join only
-    // when every successor of it in s already has.
-    std::vector<int> order;
-    for (uint64_t m = s; m; m &= m - 1) order.push_back(std::countr_zero(m));
-    std::reverse(order.begin(), order.end());
+    // Endings of s: its subsets that hold every successor in s of each member, of at most cap_
+    // operators. Each is enumerated once by deciding on the lowest *eligible* operator (all its
+    // successors in s already in the ending): in, or out for good; taking one may make its
+    // predecessors eligible. (The tree has two nodes per ending; walking s's operators one by one
+    // instead spent most of a search on operators that could not join.)
+    uint64_t sinks = 0;
+    for (uint64_t m = s; m; m &= m - 1) {
+      const int i = std::countr_zero(m);
+      if ((succ_[i] & s) == 0) sinks |= uint64_t{1} << i;
+    }
     Entry best;
     best.cost = INFINITY;
+    bool best_merged = false;
+    double best_stage_s = 0;
     Status failed = Status::Ok();
-    std::function<void(size_t, uint64_t, int)> visit = [&](size_t pos, uint64_t e, int size) {
+    std::function<void(uint64_t, uint64_t, int)> visit = [&](uint64_t e, uint64_t eligible, int size) {
       if (!failed.ok()) return;
-      if (pos == order.size()) {
+      if (eligible == 0 || size == cap_) {
         if (e == 0) return;
-        const Ways w = ways(e);
-        if (!w.any()) return;
+        Ending& x = ending(e);
+        if (!x.ways.any()) return;
         Result<double> rest = solve(s & ~e);
         if (!rest.ok()) {
           failed = rest.status();
           return;
         }
         double stage_s;
-        StageChoice choice;
-        if (Status st = best_stage(e, w, best.cost - *rest, stage_s, choice); !st.ok()) {
+        bool merged;
+        if (Status st = best_stage(e, x, best.cost - *rest, stage_s, merged); !st.ok()) {
           failed = st;
           return;
         }
         if (!std::isfinite(stage_s)) return;
-        if (*rest + stage_s < best.cost) best = Entry{*rest + stage_s, e, std::move(choice)};
+        if (*rest + stage_s < best.cost) best = Entry{*rest + stage_s, e, {}}, best_merged = merged, best_stage_s = stage_s;
         return;
       }
-      const int i = order[pos];
-      visit(pos + 1, e, size);  // i stays for an earlier stage
-      if (size < cap_ && (succ_[i] & s & ~e) == 0) visit(pos + 1, e | (uint64_t{1} << i), size + 1);
+      const int i = std::countr_zero(eligible);
+      const uint64_t bit = uint64_t{1} << i;
+      const uint64_t with = e | bit;
+      uint64_t next = eligible & ~bit;
+      for (uint64_t m = pred_[i] & s; m; m &= m - 1) {
+        const int p = std::countr_zero(m);
+        if ((succ_[p] & s & ~with) == 0) next |= uint64_t{1} << p;
+      }
+      // Small endings first, as single operators give the bound a limit early.
+      visit(e, eligible & ~bit, size);  // i stays for an earlier stage
+      visit(with, next, size + 1);      // i ends the schedule of s
     };
-    visit(0, 0, 0);
+    visit(0, sinks, 0);
     TP_RETURN_IF_ERROR(failed);
     if (!std::isfinite(best.cost)) return Status::Internal("no stage can end this part of the schedule");
+    best.stage = make_stage(best.ending, ending(best.ending).ways, best_merged);
+    best.stage.cost_s = best_stage_s;
     const double c = best.cost;
     memo_.emplace(s, std::move(best));
     return c;
@@ -264,6 +305,7 @@ class BlockSearch {
   bool parallel_ = false, merge_ = false;
   int max_groups_ = 1, cap_ = 1;
   std::unordered_map<uint64_t, Entry> memo_;
+  std::unordered_map<uint64_t, Ending> endings_;
 };
 
 Status greedy(const OpGraph& g, const SearchOptions& o, CostCache& cost, const OpCostFn& op_cost,
