@@ -3,7 +3,6 @@
 // sequential one's (and, for `both`, the greedy baseline's: all run here, interleaved) and the
 // search's time, and writes the fastest of them for `tensorperf run --schedule`.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
@@ -14,7 +13,6 @@
 #include "cli/command.h"
 #include "cli/exit.h"
 #include "cli/model_source.h"
-#include "cli/model_timing.h"
 #include "cli/table.h"
 #include "cli/validators.h"
 #include "db/record_store.h"
