@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
     runtime::ExecutorOptions jo_exec = so.executor;
     jo_exec.progress = nullptr;
     graphsched::JudgeOptions jo;
-    jo.rounds = 3;
+    jo.rounds = 5;  // as `tensorperf schedule`: 3 rounds picked by noise between close candidates
     jo.runs_per_round = 3;
     const double t0 = now_s();
     Result<graphsched::Verdict> verdict = graphsched::judge_schedules(*g, candidates, jo_exec, jo);

@@ -168,7 +168,8 @@ void run_schedule(const ScheduleOptions& o) {
   const double max_diff = verdict.max_output_difference;
   const double seq_ms = verdict.latency_ms[0], sched_ms = verdict.latency_ms[1];
   if (!o.plot_spec.empty()) write_gantt(o.plot_spec, *scheduler, plan, device.threads, o.source.name());
-  // The file gets the fastest candidate, unless --keep-slower (the found one, always).
+  // The file gets the fastest candidate (by its per-round ratio to the sequential one), unless
+  // --keep-slower (the found one, always).
   const size_t chosen = o.keep_slower ? 1 : verdict.best;
   runtime::StageSchedule out = candidates[chosen].schedule;
   out.latency_ms = verdict.latency_ms[chosen];
@@ -181,8 +182,11 @@ void run_schedule(const ScheduleOptions& o) {
     concurrent += plan.search.stages[i].groups.size() > 1;
     merged += plan.search.stages[i].merged;
   }
-  nlohmann::json candidates_ms = nlohmann::json::object();
-  for (size_t k = 0; k < candidates.size(); ++k) candidates_ms[candidates[k].name] = verdict.latency_ms[k];
+  nlohmann::json candidates_ms = nlohmann::json::object(), candidates_relative = nlohmann::json::object();
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    candidates_ms[candidates[k].name] = verdict.latency_ms[k];
+    candidates_relative[candidates[k].name] = verdict.relative[k];
+  }
   if (o.json) {
     nlohmann::json j{{"model", o.source.name()},
                      {"batch", g.batch()},
@@ -210,6 +214,7 @@ void run_schedule(const ScheduleOptions& o) {
                      {"chosen", written},
                      {"chosen_ms", verdict.latency_ms[chosen]},
                      {"candidates_ms", candidates_ms},
+                     {"candidates_relative", candidates_relative},
                      {"schedule", runtime::schedule_to_json(out)}};
     std::puts(j.dump(2).c_str());
     return;
@@ -236,8 +241,10 @@ void run_schedule(const ScheduleOptions& o) {
               seq_ms, sched_ms > 0 ? seq_ms / sched_ms : 0.0, rounds);
   std::string judged;
   for (size_t k = 0; k < candidates.size(); ++k)
-    judged += fmt::format("{}{} {:.3f} ms", k ? ", " : "", candidates[k].name, verdict.latency_ms[k]);
-  std::printf("judged     %s: the fastest is %s\n", judged.c_str(), candidates[verdict.best].name.c_str());
+    judged += fmt::format("{}{} {:.3f} ms ({:.3f})", k ? ", " : "", candidates[k].name, verdict.latency_ms[k],
+                          verdict.relative[k]);
+  std::printf("judged     %s: the fastest is %s (in parentheses: the median per-round ratio to sequential)\n",
+              judged.c_str(), candidates[verdict.best].name.c_str());
   std::printf("outputs    max relative difference to the sequential run %.2g\n", max_diff);
   if (!o.output.empty())
     std::printf("schedule   %s: the %s schedule%s (run it: tensorperf run ... --schedule %s)\n", o.output.c_str(),

@@ -64,7 +64,10 @@ Result<Verdict> judge_schedules(const ir::Graph& g, const std::vector<Candidate>
     }
   for (size_t k = 0; k < candidates.size(); ++k) {
     v.latency_ms.push_back(median(v.rounds_ms[k]));
-    if (v.latency_ms[k] < v.latency_ms[v.best]) v.best = k;
+    std::vector<double> ratios;
+    for (int r = 0; r < judge.rounds; ++r) ratios.push_back(v.rounds_ms[k][r] / v.rounds_ms[0][r]);
+    v.relative.push_back(median(ratios));
+    if (v.relative[k] < v.relative[v.best]) v.best = k;
   }
   return v;
 }

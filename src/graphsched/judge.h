@@ -28,7 +28,10 @@ struct JudgeOptions {
 };
 
 struct Verdict {
-  size_t best = 0;                   // the fastest candidate (the earlier one on a tie)
+  // The fastest candidate (the earlier one on a tie) by `relative`: a ratio within a round is what
+  // stays comparable while the machine's speed drifts (by up to 2x within minutes on shared cores).
+  size_t best = 0;
+  std::vector<double> relative;      // per candidate: the median over rounds of its time / the first's
   std::vector<double> latency_ms;    // per candidate: the median of its rounds
   std::vector<std::vector<double>> rounds_ms;  // per candidate, per round
   double max_output_difference = 0;  // relative to the first candidate's outputs, over all candidates
