@@ -7,12 +7,13 @@
 // Searches sequential, greedy, IOS-merge, IOS-parallel and IOS-both with measured stage costs (one
 // Scheduler: what one search measured, the next finds in the database), and IOS-both with predicted
 // (composed) costs, and `chosen`: what `tensorperf schedule --strategy both` writes, the fastest
-// of the sequential, IOS-both and greedy schedules on the whole model; loads an executor for each schedule and for each --extra schedule file (another
-// batch's schedule, applied here by operator names: the specialisation check); then times them in
-// --rounds rounds of rotating order, each a median of about --seconds of runs. Prints one JSON object
-// {model, batch, threads, device, variants: [{name, search_s, stages_measured, estimated_ms,
-// latency_ms, rounds_ms, stages, concurrent, merged, chosen_from}]} and writes each searched schedule to
-// --save-dir as <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
+// of the sequential, IOS-both and greedy schedules on the whole model; loads an executor for each
+// schedule and for each --extra schedule file (another batch's schedule, applied here by operator
+// names: the specialisation check); then times them in --rounds rounds of rotating order, each a
+// median of about --seconds of runs. Prints one JSON object {model, batch, threads, device,
+// variants: [{name, search_s, stages_measured, estimated_ms, latency_ms, rounds_ms, stages,
+// concurrent, merged, chosen_from}]} and writes each searched schedule to --save-dir as
+// <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
 // the extras only).
 #include <algorithm>
 #include <chrono>

@@ -6,19 +6,10 @@
 #include <memory>
 #include <random>
 
+#include "base/median.h"
 #include "graphsched/scheduler.h"
 
 namespace tensorperf::graphsched {
-namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
-
 Result<Verdict> judge_schedules(const ir::Graph& g, const std::vector<Candidate>& candidates,
                                 const runtime::ExecutorOptions& options, const JudgeOptions& judge) {
   if (candidates.empty()) return Status::InvalidArgument("no schedules to judge");

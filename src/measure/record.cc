@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/median.h"
+
 namespace tensorperf::measure {
 
 std::string_view error_name(ErrorCode e) {
@@ -29,20 +31,10 @@ double Record::mean_cost() const {
   return sum / static_cast<double>(costs.size());
 }
 
-namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
-
-double Record::median_cost() const { return ok() ? median_of(costs) : std::numeric_limits<double>::infinity(); }
+double Record::median_cost() const { return ok() ? median(costs) : std::numeric_limits<double>::infinity(); }
 
 double Record::median_native_cost() const {
-  return ok() && !native_costs.empty() ? median_of(native_costs) : std::numeric_limits<double>::infinity();
+  return ok() && !native_costs.empty() ? median(native_costs) : std::numeric_limits<double>::infinity();
 }
 
 nlohmann::json record_to_json(const Record& r) {
