@@ -213,6 +213,7 @@ void run_schedule(const ScheduleOptions& o) {
                      {"written", o.output.empty() ? "" : written},
                      {"chosen", written},
                      {"chosen_ms", verdict.latency_ms[chosen]},
+                     {"chosen_stages", out.stages.size()},
                      {"candidates_ms", candidates_ms},
                      {"candidates_relative", candidates_relative},
                      {"schedule", runtime::schedule_to_json(out)}};
