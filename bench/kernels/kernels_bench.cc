@@ -129,8 +129,9 @@ struct Known {
   std::string match;   // "exact", "model", "target-key"
 };
 std::optional<Known> best_known(db::RecordStore& store, const ir::Workload& w, const std::string& device,
-                                const std::string& provider) {
-  auto best = db::best_configs(store, w.key(), device, 64);
+                                const std::string& target, const std::string& provider) {
+  // The target lets a device the store has never seen fall back by model and target key.
+  auto best = db::best_configs(store, w.key(), device, 64, target);
   if (!best.ok()) return std::nullopt;
   for (const db::StoredRecord& s : best->records) {
     auto r = measure::record_from_line(s.line);
@@ -300,7 +301,7 @@ int run(int argc, char** argv) {
 
     Measured known;
     Config known_config;
-    if (auto k = best_known(**store, w, device, "halide")) {
+    if (auto k = best_known(**store, w, device, target, "halide")) {
       known_config = k->config;
       known = measure(ctx, [&] { return halide.compile(w, known_config, options); });
       row["best_known_from"] = {{"device", k->device}, {"match", k->match}};
