@@ -138,6 +138,7 @@ nlohmann::json summary_json(const tune::TuneReport& rep, const measure::Device& 
                      {"trials", r.trials},
                      {"measured", r.measured},
                      {"screened_rounds", r.screened_rounds},
+                     {"seeded_from_other_devices", r.seeded_from_other_devices},
                      {"errors", r.errors},
                      {"converged", r.converged},
                      {"failure", r.failure}});
@@ -293,8 +294,8 @@ void register_tune_command(CLI::App& app) {
   cmd->add_option("--per-round", o.per_round, "measurements per round of one workload")
       ->check(positive())
       ->capture_default_str();
-  cmd->add_flag("!--no-seed-configs", o.seed_configs, "do not measure the providers' hand-picked configs first");
-  cmd->add_flag("!--no-transfer", o.transfer, "do not start the xgb model from related records in the database");
+  cmd->add_flag("!--no-seed-configs", o.seed_configs, "do not measure the providers' hand-picked configs, nor other devices' best, first");
+  cmd->add_flag("!--no-transfer", o.transfer, "do not start from related records in the database (the xgb model's data; other devices' best configs measured first)");
   cmd->add_option("--cost-model", o.cost_model,
                   "a trained cost model (`tensorperf eval --save FILE`) that screens the tuners' proposals before they "
                   "are compiled");

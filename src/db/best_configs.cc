@@ -31,13 +31,12 @@ std::string_view match_name(DeviceMatch m) {
   return "unknown";
 }
 
-Result<BestConfigs> best_configs(RecordStore& store, std::string_view workload_key, std::string_view device, int k,
-                                 std::string_view target) {
-  BestConfigs best;
-  if (k <= 0) return best;
-  TP_ASSIGN_OR_RETURN(best.records, store.top_records(workload_key, device, k));
-  if (!best.records.empty()) return best;
+namespace {
 
+// The fallback levels below the exact device.
+Result<BestConfigs> closest_other_devices(RecordStore& store, std::string_view workload_key, std::string_view device,
+                                          int k, std::string_view target) {
+  BestConfigs best;
   TP_ASSIGN_OR_RETURN(std::vector<DeviceDescription> known, store.device_descriptions());
   DeviceDescription query;
   auto self = std::find_if(known.begin(), known.end(), [&](const DeviceDescription& d) { return d.key == device; });
@@ -74,6 +73,23 @@ Result<BestConfigs> best_configs(RecordStore& store, std::string_view workload_k
     }
   }
   return best;
+}
+
+}  // namespace
+
+Result<BestConfigs> best_configs(RecordStore& store, std::string_view workload_key, std::string_view device, int k,
+                                 std::string_view target) {
+  BestConfigs best;
+  if (k <= 0) return best;
+  TP_ASSIGN_OR_RETURN(best.records, store.top_records(workload_key, device, k));
+  if (!best.records.empty()) return best;
+  return closest_other_devices(store, workload_key, device, k, target);
+}
+
+Result<BestConfigs> best_configs_elsewhere(RecordStore& store, std::string_view workload_key, std::string_view device,
+                                           int k, std::string_view target) {
+  if (k <= 0) return BestConfigs{};
+  return closest_other_devices(store, workload_key, device, k, target);
 }
 
 }  // namespace tensorperf::db

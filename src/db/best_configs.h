@@ -28,4 +28,10 @@ struct BestConfigs {
 Result<BestConfigs> best_configs(RecordStore& store, std::string_view workload_key, std::string_view device, int k,
                                  std::string_view target = {});
 
+// The same fallback without the device's own records: the best configs of the workload on the
+// closest other devices (same model, then shared target keys). What a tuner on `device` can measure
+// first, as TVM users seed a new device with another's best records.
+Result<BestConfigs> best_configs_elsewhere(RecordStore& store, std::string_view workload_key, std::string_view device,
+                                           int k, std::string_view target = {});
+
 }  // namespace tensorperf::db

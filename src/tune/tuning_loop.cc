@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <thread>
 
+#include "db/best_configs.h"
 #include "db/db_record_sink.h"
 #include "measure/measured_index.h"
 #include "measure/work_claims.h"
@@ -78,6 +80,28 @@ class TaskState {
       return Status::Ok();
     }));
     return added;
+  }
+
+  // Queues, right after the providers' defaults, the best configs of this workload that the store
+  // holds for the closest other devices (db::best_configs_elsewhere): up to `per_provider` distinct
+  // configs of each provider. On a new device, what was best on a similar one is measured first.
+  Status seed_from_other_devices(db::RecordStore& store, int per_provider) {
+    TP_ASSIGN_OR_RETURN(db::BestConfigs best, db::best_configs_elsewhere(store, result_.workload_key, device_.key(),
+                                                                         4 * per_provider, device_.target));
+    std::vector<Queued> found;
+    std::map<std::string, int> taken;
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const db::StoredRecord& s : best.records) {
+      auto r = measure::record_from_line(s.line);
+      if (!r.ok() || space_of(r->provider) == nullptr || taken[r->provider] >= per_provider) continue;
+      if (!seen.insert({r->provider, r->config.dump()}).second) continue;
+      ++taken[r->provider];
+      found.push_back({space_of(r->provider)->provider, kernels::Config{r->provider, std::move(r->config)}});
+    }
+    const auto after_defaults = queue_.begin() + static_cast<std::ptrdiff_t>(std::min(queue_.size(), spaces_.size()));
+    queue_.insert(after_defaults, std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+    result_.seeded_from_other_devices = static_cast<int>(found.size());
+    return Status::Ok();
   }
 
   // Creates the tuners of the large spaces, telling them what the store held.
@@ -261,6 +285,7 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
       continue;
     }
     TP_RETURN_IF_ERROR(s->refresh(store).status());
+    if (options.seed_configs && options.transfer) TP_RETURN_IF_ERROR(s->seed_from_other_devices(store, 4));
     report.known += s->result().trials;
     ops.insert(t.workload.op);
     sched.push_back({static_cast<double>(t.count), t.workload.flops(), op_group(t.workload)});

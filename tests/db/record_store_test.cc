@@ -126,6 +126,26 @@ TEST_P(RecordStoreTest, BestConfigsFallBackToModelThenTargetKeyAndSaySo) {
   EXPECT_TRUE(gpu->records.empty());
 }
 
+// best_configs_elsewhere skips the device's own records, however good, and falls back as above.
+TEST_P(RecordStoreTest, BestConfigsElsewhereSkipTheDevicesOwnRecords) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  import_text(*store, v02("llvm -device=arm_cpu -model=rk3399", 64, 1e-5, 1) + "\n" +
+                          v02("llvm -device=arm_cpu -model=rk3399 -mattr=+neon", 64, 2e-3, 2) + "\n" +
+                          v02("llvm -device=arm_cpu -model=pynq", 64, 1e-3, 3) + "\n");
+  auto own = db::best_configs(*store, workload(64), "llvm -device=arm_cpu -model=rk3399", 3);
+  ASSERT_TRUE(own.ok());
+  EXPECT_EQ(own->match, db::DeviceMatch::kExact);
+  auto elsewhere = db::best_configs_elsewhere(*store, workload(64), "llvm -device=arm_cpu -model=rk3399", 3);
+  ASSERT_TRUE(elsewhere.ok()) << elsewhere.status().message();
+  EXPECT_EQ(elsewhere->match, db::DeviceMatch::kModel);
+  ASSERT_EQ(elsewhere->records.size(), 1u);
+  EXPECT_EQ(elsewhere->records[0].device_key, "llvm -device=arm_cpu -model=rk3399 -mattr=+neon");
+  auto none = db::best_configs_elsewhere(*store, workload(64), "llvm -device=arm_cpu -model=pynq", 0);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->records.empty());
+}
+
 measure::Record native(int i) {
   measure::Record r;
   r.workload_key = "conv2d|n1|c" + std::to_string(i % 3);

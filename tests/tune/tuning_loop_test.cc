@@ -195,6 +195,62 @@ TEST_F(TuningLoopTest, ASecondRunWithTheSameBudgetMeasuresNothing) {
   EXPECT_EQ(more->measured, 16);
 }
 
+// A device the store has no records of starts with what was best on the closest other devices: a
+// 1-thread sibling's best configs (same target) come right after the defaults, before any proposal.
+TEST_F(TuningLoopTest, ANewDeviceFirstMeasuresTheClosestDevicesBestConfigs) {
+  measure::Device sibling = device_;
+  sibling.threads = device_.threads == 1 ? 2 : 1;
+  ASSERT_NE(sibling.key(), device_.key());
+  const Point near_best = {3, 5, 1, 4, 3};  // not the default, not kBest: the sibling's second best
+  {
+    auto store = db::open_store(db(), db::OpenMode::kCreate);
+    ASSERT_TRUE(store.ok());
+    db::DbRecordSink sink(**store);
+    double cost = 1e-4;
+    for (const Point& p : {kBest, near_best}) {
+      measure::Record r;
+      r.workload_key = measure::testing::relu_workload().key();
+      r.device_key = sibling.key();
+      r.target = sibling.target;
+      r.provider = synthetic_.name();
+      r.config = synthetic_config(p).knobs;
+      r.costs = {cost, cost};
+      cost *= 2;
+      ASSERT_TRUE(sink.write(r).ok());
+    }
+  }
+  TuneOptions o = options(3);
+  o.tuner = "random";
+  o.batch = 3;
+  auto rep = run(o, {&synthetic_});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_EQ(rep->tasks[0].seeded_from_other_devices, 2);
+  // Three trials: the default, then the sibling's two best, in order of their cost there.
+  std::vector<nlohmann::json> mine;
+  {
+    auto store = db::open_store(db(), db::OpenMode::kRead);
+    ASSERT_TRUE(store.ok());
+    db::ScanFilter f;
+    f.device_key = device_.key();
+    ASSERT_TRUE((*store)
+                    ->scan(f, [&](const db::StoredRecord& s) {
+                      auto r = measure::record_from_line(s.line);
+                      if (r.ok()) mine.push_back(r->config);
+                      return Status::Ok();
+                    })
+                    .ok());
+  }
+  ASSERT_EQ(mine.size(), 3u);
+  EXPECT_EQ(mine[0], synthetic_.default_config(measure::testing::relu_workload()).knobs);
+  EXPECT_EQ(mine[1], synthetic_config(kBest).knobs);
+  EXPECT_EQ(mine[2], synthetic_config(near_best).knobs);
+  // Without transfer, nothing comes from the sibling.
+  o.transfer = false;
+  auto cold = run(o, {&synthetic_});
+  ASSERT_TRUE(cold.ok()) << cold.status().message();
+  EXPECT_EQ(cold->tasks[0].seeded_from_other_devices, 0);
+}
+
 // --also-threads: each compile of the 2-thread run is timed at 1 thread too and stored under the
 // 1-thread device, never twice; those records are not trials, and a 1-thread run then finds its
 // budget done.
