@@ -1,7 +1,8 @@
 // `tensorperf schedule`: inter-operator scheduling (IOS) of a model on this machine: searches which
 // operators run concurrently and which merge, prints the stages, the schedule's latency next to the
 // sequential one's (and, for `both`, the greedy baseline's: all run here, interleaved) and the
-// search's time, and writes the fastest of them for `tensorperf run --schedule`.
+// search's time, and writes the sequential schedule unless another clearly beat it
+// (graphsched/judge.h) for `tensorperf run --schedule`.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -168,7 +169,7 @@ void run_schedule(const ScheduleOptions& o) {
   const double max_diff = verdict.max_output_difference;
   const double seq_ms = verdict.latency_ms[0], sched_ms = verdict.latency_ms[1];
   if (!o.plot_spec.empty()) write_gantt(o.plot_spec, *scheduler, plan, device.threads, o.source.name());
-  // The file gets the fastest candidate (by its per-round ratio to the sequential one), unless
+  // The file gets the judge's pick (the sequential schedule unless another clearly beat it), unless
   // --keep-slower (the found one, always).
   const size_t chosen = o.keep_slower ? 1 : verdict.best;
   runtime::StageSchedule out = candidates[chosen].schedule;
@@ -182,10 +183,12 @@ void run_schedule(const ScheduleOptions& o) {
     concurrent += plan.search.stages[i].groups.size() > 1;
     merged += plan.search.stages[i].merged;
   }
-  nlohmann::json candidates_ms = nlohmann::json::object(), candidates_relative = nlohmann::json::object();
+  nlohmann::json candidates_ms = nlohmann::json::object(), candidates_relative = nlohmann::json::object(),
+                 candidates_wins = nlohmann::json::object();
   for (size_t k = 0; k < candidates.size(); ++k) {
     candidates_ms[candidates[k].name] = verdict.latency_ms[k];
     candidates_relative[candidates[k].name] = verdict.relative[k];
+    candidates_wins[candidates[k].name] = verdict.wins[k];
   }
   if (o.json) {
     nlohmann::json j{{"model", o.source.name()},
@@ -216,6 +219,8 @@ void run_schedule(const ScheduleOptions& o) {
                      {"chosen_stages", out.stages.size()},
                      {"candidates_ms", candidates_ms},
                      {"candidates_relative", candidates_relative},
+                     {"candidates_wins", candidates_wins},
+                     {"rounds", rounds},
                      {"schedule", runtime::schedule_to_json(out)}};
     std::puts(j.dump(2).c_str());
     return;
@@ -242,15 +247,16 @@ void run_schedule(const ScheduleOptions& o) {
               seq_ms, sched_ms > 0 ? seq_ms / sched_ms : 0.0, rounds);
   std::string judged;
   for (size_t k = 0; k < candidates.size(); ++k)
-    judged += fmt::format("{}{} {:.3f} ms ({:.3f})", k ? ", " : "", candidates[k].name, verdict.latency_ms[k],
-                          verdict.relative[k]);
-  std::printf("judged     %s: the fastest is %s (in parentheses: the median per-round ratio to sequential)\n",
-              judged.c_str(), candidates[verdict.best].name.c_str());
+    judged += fmt::format("{}{} {:.3f} ms ({:.3f}, {}/{})", k ? ", " : "", candidates[k].name, verdict.latency_ms[k],
+                          verdict.relative[k], verdict.wins[k], rounds);
+  std::printf("judged     %s: keeps %s (in parentheses: the median per-round ratio to sequential, rounds won; "
+              "sequential stays unless another wins by %.0f%% in %.0f%% of the rounds)\n",
+              judged.c_str(), candidates[verdict.best].name.c_str(), jo.margin * 100, jo.min_wins * 100);
   std::printf("outputs    max relative difference to the sequential run %.2g\n", max_diff);
   if (!o.output.empty())
     std::printf("schedule   %s: the %s schedule%s (run it: tensorperf run ... --schedule %s)\n", o.output.c_str(),
                 written.c_str(),
-                chosen != 1 ? ", as it ran faster here than the found one (--keep-slower writes the found one)" : "",
+                chosen != 1 ? ", as the judge kept it over the found one (--keep-slower writes the found one)" : "",
                 o.output.c_str());
 }
 

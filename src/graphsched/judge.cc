@@ -53,14 +53,30 @@ Result<Verdict> judge_schedules(const ir::Graph& g, const std::vector<Candidate>
       }
       v.rounds_ms[k].push_back(median(runs));
     }
-  for (size_t k = 0; k < candidates.size(); ++k) {
+  decide(v, judge);
+  return v;
+}
+
+void decide(Verdict& v, const JudgeOptions& judge) {
+  v.latency_ms.clear();
+  v.relative.clear();
+  v.wins.clear();
+  v.best = 0;
+  const size_t rounds = v.rounds_ms.empty() ? 0 : v.rounds_ms[0].size();
+  const int needed = static_cast<int>(std::ceil(judge.min_wins * static_cast<double>(rounds) - 1e-9));
+  for (size_t k = 0; k < v.rounds_ms.size(); ++k) {
     v.latency_ms.push_back(median(v.rounds_ms[k]));
     std::vector<double> ratios;
-    for (int r = 0; r < judge.rounds; ++r) ratios.push_back(v.rounds_ms[k][r] / v.rounds_ms[0][r]);
+    int wins = 0;
+    for (size_t r = 0; r < rounds; ++r) {
+      ratios.push_back(v.rounds_ms[k][r] / v.rounds_ms[0][r]);
+      wins += v.rounds_ms[k][r] < v.rounds_ms[0][r];
+    }
     v.relative.push_back(median(ratios));
-    if (v.relative[k] < v.relative[v.best]) v.best = k;
+    v.wins.push_back(wins);
+    const bool clear = v.relative[k] <= 1.0 - judge.margin && wins >= needed;
+    if (k > 0 && clear && v.relative[k] < v.relative[v.best]) v.best = k;
   }
-  return v;
 }
 
 }  // namespace tensorperf::graphsched

@@ -25,17 +25,29 @@ struct Candidate {
 struct JudgeOptions {
   int rounds = 5;           // each round runs every candidate, in rotating order
   int runs_per_round = 3;   // a round's time of a candidate: the median of this many runs
+  // The first candidate (the incumbent: the sequential schedule) is kept unless another beats it
+  // clearly: by a median ratio of at most 1 - margin, and in at least min_wins of the rounds (4 of
+  // 5). On 2 shared cores a whole-model time moves by about 5% between rounds; a schedule that
+  // wins by less, or only in some rounds, was as often slower when measured again.
+  double margin = 0.03;
+  double min_wins = 0.75;
 };
 
 struct Verdict {
-  // The fastest candidate (the earlier one on a tie) by `relative`: a ratio within a round is what
-  // stays comparable while the machine's speed drifts (by up to 2x within minutes on shared cores).
+  // The first candidate, or the fastest (the earlier one on a tie) by `relative` of those that beat
+  // it clearly (JudgeOptions::margin, min_wins): a ratio within a round is what stays comparable
+  // while the machine's speed drifts (by up to 2x within minutes on shared cores).
   size_t best = 0;
   std::vector<double> relative;      // per candidate: the median over rounds of its time / the first's
   std::vector<double> latency_ms;    // per candidate: the median of its rounds
   std::vector<std::vector<double>> rounds_ms;  // per candidate, per round
+  std::vector<int> wins;             // per candidate: rounds in which it ran faster than the first
   double max_output_difference = 0;  // relative to the first candidate's outputs, over all candidates
 };
+
+// Fills v's relative, latency_ms, wins and best from v.rounds_ms (every candidate the same number of
+// rounds, at least one).
+void decide(Verdict& v, const JudgeOptions& judge);
 
 // Loads each candidate (graphsched::load_scheduled: each must be made for `g`), runs all on the same
 // random inputs and compares their outputs with the first's, then times them. REQUIRES: at least one

@@ -378,13 +378,21 @@ TEST(Cli, ScheduleSearchesWritesAScheduleThatRunRuns) {
   if (j["chosen"] == "sequential") EXPECT_EQ(j["chosen_stages"], j["operators"]);
   EXPECT_TRUE(std::filesystem::exists(file));
   // The whole model judged the found, the sequential and the greedy schedule; the file holds the
-  // fastest by the median of its per-round ratios to the sequential one.
+  // sequential one unless another won by 3% (median per-round ratio) in 4 of 5 rounds, and then the
+  // lowest ratio of those that did.
   ASSERT_EQ(j["candidates_ms"].size(), 3u) << j["candidates_ms"].dump();
   ASSERT_EQ(j["candidates_relative"].size(), 3u) << j["candidates_relative"].dump();
+  ASSERT_EQ(j["candidates_wins"].size(), 3u) << j["candidates_wins"].dump();
+  EXPECT_EQ(j["rounds"], 5);
   EXPECT_EQ(j["candidates_relative"]["sequential"].get<double>(), 1.0);
-  double fastest = 1e300;
-  for (const auto& [name, r] : j["candidates_relative"].items()) fastest = std::min(fastest, r.get<double>());
-  EXPECT_EQ(j["candidates_relative"][j["written"].get<std::string>()].get<double>(), fastest) << j.dump();
+  std::string expected = "sequential";
+  double lowest = 1.0;
+  for (const auto& [name, r] : j["candidates_relative"].items())
+    if (r.get<double>() <= 0.97 && j["candidates_wins"][name].get<int>() >= 4 && r.get<double>() < lowest) {
+      lowest = r.get<double>();
+      expected = name;
+    }
+  EXPECT_EQ(j["written"], expected) << j.dump();
   EXPECT_EQ(j["chosen"], j["written"]);
   EXPECT_EQ(j["candidates_ms"]["found"].get<double>(), j["latency_ms"].get<double>());
   // A second search of the same kernels finds every stage in the database.

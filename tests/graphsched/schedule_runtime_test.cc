@@ -188,7 +188,10 @@ TEST(Judge, TimesEveryCandidateOnTheWholeModelAndPicksTheFastest) {
   for (size_t r = 0; r < 3; ++r) ratios.push_back(v->rounds_ms[1][r] / v->rounds_ms[0][r]);
   std::sort(ratios.begin(), ratios.end());
   EXPECT_DOUBLE_EQ(v->relative[1], ratios[1]);
-  EXPECT_EQ(v->best, v->relative[1] < 1.0 ? 1u : 0u);
+  const int wins = (v->rounds_ms[1][0] < v->rounds_ms[0][0]) + (v->rounds_ms[1][1] < v->rounds_ms[0][1]) +
+                   (v->rounds_ms[1][2] < v->rounds_ms[0][2]);
+  EXPECT_EQ(v->wins[1], wins);
+  EXPECT_EQ(v->best, v->relative[1] <= 1.0 - jo.margin && wins == 3 ? 1u : 0u);
   EXPECT_LT(v->max_output_difference, 1e-5);
   // A candidate made for another graph is refused by name; no candidates is an error too.
   const ir::Graph other = model("squeezenet1_1", 96);
@@ -197,6 +200,42 @@ TEST(Judge, TimesEveryCandidateOnTheWholeModelAndPicksTheFastest) {
   EXPECT_NE(wrong.status().message().find("sequential schedule"), std::string::npos) << wrong.status().message();
   EXPECT_NE(wrong.status().message().find("another graph"), std::string::npos) << wrong.status().message();
   EXPECT_FALSE(judge_schedules(g, {}, options(), jo).ok());
+}
+
+// The incumbent (the first candidate) stays unless another beats it by the margin in most rounds.
+TEST(Judge, KeepsTheFirstUnlessAnotherClearlyBeatsIt) {
+  JudgeOptions jo;  // margin 3%, 4 of 5 rounds
+  auto verdict = [&](std::vector<std::vector<double>> rounds) {
+    Verdict v;
+    v.rounds_ms = std::move(rounds);
+    decide(v, jo);
+    return v;
+  };
+  const std::vector<double> first = {10, 10, 10, 10, 10};
+  // 10% faster in every round: replaces it.
+  Verdict v = verdict({first, {9, 9, 9, 9, 9}});
+  EXPECT_EQ(v.best, 1u);
+  EXPECT_DOUBLE_EQ(v.relative[1], 0.9);
+  EXPECT_EQ(v.wins[1], 5);
+  // 1% faster in every round: within the noise, the first stays.
+  EXPECT_EQ(verdict({first, {9.9, 9.9, 9.9, 9.9, 9.9}}).best, 0u);
+  // A median ratio of 0.9, but slower in two rounds of five: not clear enough.
+  v = verdict({first, {9, 9, 9, 11, 12}});
+  EXPECT_DOUBLE_EQ(v.relative[1], 0.9);
+  EXPECT_EQ(v.wins[1], 3);
+  EXPECT_EQ(v.best, 0u);
+  // Slower in one round of five: still clear.
+  EXPECT_EQ(verdict({first, {9, 9, 9, 9, 12}}).best, 1u);
+  // Of two clear winners, the lower median ratio; an unclear faster one does not count.
+  v = verdict({first, {9, 9, 9, 9, 9}, {8, 8, 8, 8, 9}, {5, 5, 5, 15, 15}});
+  EXPECT_EQ(v.best, 2u);
+  EXPECT_EQ(v.latency_ms[3], 5);
+  // Drift moves every candidate of a round alike; the ratios see through it.
+  EXPECT_EQ(verdict({{10, 20, 10, 20, 10}, {9, 18, 9, 18, 9}}).best, 1u);
+  // With the margin and wins off, the plain fastest by ratio.
+  jo.margin = 0;
+  jo.min_wins = 0;
+  EXPECT_EQ(verdict({first, {9.9, 9.9, 9.9, 9.9, 9.9}}).best, 1u);
 }
 
 TEST(Merge, MergedConvolutionsComputeWhatTheSeparateOnesDo) {
