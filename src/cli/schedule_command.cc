@@ -141,7 +141,8 @@ void run_schedule(const ScheduleOptions& o) {
 
   // The whole model judges (graphsched/judge.h): the sequential schedule, the found one and, for
   // `both`, the greedy baseline's (stages of more independent operators than threads, which the
-  // DP's stages cannot hold), loaded for real, checked for equal outputs and timed in turns.
+  // DP's stages cannot hold), merge's, parallel's and the predicted-cost one's, loaded for real,
+  // checked for equal outputs and timed in turns.
   runtime::ExecutorOptions eo = so.executor;
   eo.progress = nullptr;
   auto like_found = [&](runtime::StageSchedule s) {
@@ -156,9 +157,18 @@ void run_schedule(const ScheduleOptions& o) {
   candidates.push_back({"sequential", like_found(runtime::sequential_schedule(scheduler->ops().names, device.threads))});
   candidates.push_back({"found", plan.schedule});
   if (strategy == graphsched::Strategy::kBoth) {
-    graphsched::SearchOptions greedy = search;
-    greedy.strategy = graphsched::Strategy::kGreedy;
-    candidates.push_back({"greedy", like_found(check(scheduler->plan(greedy, cost)).schedule)});
+    // The narrower searches' stages are the found one's (measured costs: all in the database by
+    // now), yet the model often ranks their schedules otherwise than the stage costs did; the
+    // predicted-cost search composes costs instead of measuring, and errs elsewhere.
+    auto also = [&](const char* name, graphsched::Strategy st, graphsched::CostKind kind) {
+      graphsched::SearchOptions other = search;
+      other.strategy = st;
+      candidates.push_back({name, like_found(check(scheduler->plan(other, kind)).schedule)});
+    };
+    also("greedy", graphsched::Strategy::kGreedy, cost);
+    also("merge", graphsched::Strategy::kMerge, cost);
+    also("parallel", graphsched::Strategy::kParallel, cost);
+    if (cost == graphsched::CostKind::kMeasured) also("predicted", graphsched::Strategy::kBoth, graphsched::CostKind::kPredicted);
   }
   say(fmt::format("judging {} schedules on the whole model", candidates.size()));
   graphsched::JudgeOptions jo;
@@ -285,8 +295,9 @@ void register_schedule_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the schedule (JSON) for `tensorperf run --schedule`");
   cmd->add_flag("--keep-slower", o.keep_slower,
-                "write the found schedule even when another candidate (sequential; greedy for --strategy both) ran "
-                "faster in the final check");
+                "write the found schedule whatever the final check on the whole model says (by default it writes the "
+                "sequential one unless a candidate clearly beat it: the found one; for --strategy both also greedy's, "
+                "merge's, parallel's, the predicted-cost one)");
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a Gantt chart spec of the schedule (threads over time) for scripts/plot.py SPEC OUT.png");
   cmd->add_option("--db", o.db, "the database of tuned configs and measured stages (SQLite path or postgresql:// URL)")

@@ -377,12 +377,15 @@ TEST(Cli, ScheduleSearchesWritesAScheduleThatRunRuns) {
   if (j["chosen"] == "found") EXPECT_EQ(j["chosen_stages"], j["stages"]);
   if (j["chosen"] == "sequential") EXPECT_EQ(j["chosen_stages"], j["operators"]);
   EXPECT_TRUE(std::filesystem::exists(file));
-  // The whole model judged the found, the sequential and the greedy schedule; the file holds the
+  // The whole model judged the sequential, the found, greedy's, merge's, parallel's and the
+  // predicted-cost search's schedules; the file holds the
   // sequential one unless another won by 3% (median per-round ratio) in 4 of 5 rounds, and then the
   // lowest ratio of those that did.
-  ASSERT_EQ(j["candidates_ms"].size(), 3u) << j["candidates_ms"].dump();
-  ASSERT_EQ(j["candidates_relative"].size(), 3u) << j["candidates_relative"].dump();
-  ASSERT_EQ(j["candidates_wins"].size(), 3u) << j["candidates_wins"].dump();
+  for (const char* name : {"sequential", "found", "greedy", "merge", "parallel", "predicted"})
+    EXPECT_TRUE(j["candidates_ms"].contains(name)) << name << ": " << j["candidates_ms"].dump();
+  ASSERT_EQ(j["candidates_ms"].size(), 6u) << j["candidates_ms"].dump();
+  ASSERT_EQ(j["candidates_relative"].size(), 6u) << j["candidates_relative"].dump();
+  ASSERT_EQ(j["candidates_wins"].size(), 6u) << j["candidates_wins"].dump();
   EXPECT_EQ(j["rounds"], 5);
   EXPECT_EQ(j["candidates_relative"]["sequential"].get<double>(), 1.0);
   std::string expected = "sequential";
