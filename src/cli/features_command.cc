@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/device_json.h"
 #include "cli/exit.h"
 #include "cli/table.h"
 #include "cli/validators.h"
@@ -67,9 +68,7 @@ void run_features(const FeaturesOptions& o) {
     out["workload"] = w->key();
     out["config"] = {{"provider", config.provider}, {"knobs", config.knobs}};
     out["device"] = device.key();
-    nlohmann::json dv = nlohmann::json::object();
-    for (size_t i = 0; i < device_vector.size(); ++i) dv[measure::device_feature_names()[i]] = device_vector[i];
-    out["device_features"] = dv;
+    out["device_features"] = device_features_json(device_vector);
     out["device_description"] = measure::device_to_json(device);
     if (nest && o.loops) out["loop_nest"] = kernels::loop_nest_to_json(*nest);
     std::puts(out.dump(2).c_str());

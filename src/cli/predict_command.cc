@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/device_json.h"
 #include "cli/exit.h"
 #include "cli/model_source.h"
 #include "cli/model_timing.h"
@@ -195,14 +196,12 @@ void run_predict(const PredictOptions& o) {
   const double run_p50_s = run ? run->at("latency_ms").at("p50").get<double>() / 1e3 : 0;
 
   if (o.json) {
-    nlohmann::json device_features_json = nlohmann::json::object();
-    for (size_t i = 0; i < device_vector.size(); ++i) device_features_json[measure::device_feature_names()[i]] = device_vector[i];
     nlohmann::json out{{"model", o.source.name()},
                        {"batch", graph.batch()},
                        {"device", device_key},
                        {"described_by", device.key()},
                        {"device_vector", vector_source},
-                       {"device_features", device_features_json},
+                       {"device_features", device_features_json(device_vector)},
                        {"cost_model", model->kind()},
                        {"predicted_ms", total * 1e3},
                        {"predicted_alone_ms", alone_total * 1e3},
