@@ -20,19 +20,6 @@ Result<std::vector<StoredRecord>> top_over(RecordStore& store, std::string_view 
   return all;
 }
 
-}  // namespace
-
-std::string_view match_name(DeviceMatch m) {
-  switch (m) {
-    case DeviceMatch::kExact: return "exact";
-    case DeviceMatch::kModel: return "model";
-    case DeviceMatch::kTargetKey: return "target-key";
-  }
-  return "unknown";
-}
-
-namespace {
-
 // The fallback levels below the exact device.
 Result<BestConfigs> closest_other_devices(RecordStore& store, std::string_view workload_key, std::string_view device,
                                           int k, std::string_view target) {
@@ -76,6 +63,15 @@ Result<BestConfigs> closest_other_devices(RecordStore& store, std::string_view w
 }
 
 }  // namespace
+
+std::string_view match_name(DeviceMatch m) {
+  switch (m) {
+    case DeviceMatch::kExact: return "exact";
+    case DeviceMatch::kModel: return "model";
+    case DeviceMatch::kTargetKey: return "target-key";
+  }
+  return "unknown";
+}
 
 Result<BestConfigs> best_configs(RecordStore& store, std::string_view workload_key, std::string_view device, int k,
                                  std::string_view target) {
