@@ -86,6 +86,25 @@ class TuningLoopTest : public ::testing::Test {
     return out;
   }
 
+  // The records of `device_key` in the store, in the order they were stored.
+  std::vector<measure::Record> records_on(const std::string& device_key) {
+    std::vector<measure::Record> out;
+    auto store = db::open_store(db(), db::OpenMode::kExisting);
+    EXPECT_TRUE(store.ok());
+    if (!store.ok()) return out;
+    db::ScanFilter f;
+    f.device_key = device_key;
+    EXPECT_TRUE((*store)
+                    ->scan(f, [&](const db::StoredRecord& s) {
+                      auto r = measure::record_from_line(s.line);
+                      EXPECT_TRUE(r.ok()) << s.line;
+                      if (r.ok()) out.push_back(std::move(*r));
+                      return Status::Ok();
+                    })
+                    .ok());
+    return out;
+  }
+
   fs::path dir_;
   measure::Device device_;
   SyntheticProvider synthetic_;
@@ -226,24 +245,11 @@ TEST_F(TuningLoopTest, ANewDeviceFirstMeasuresTheClosestDevicesBestConfigs) {
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_EQ(rep->tasks[0].seeded_from_other_devices, 2);
   // Three trials: the default, then the sibling's two best, in order of their cost there.
-  std::vector<nlohmann::json> mine;
-  {
-    auto store = db::open_store(db(), db::OpenMode::kRead);
-    ASSERT_TRUE(store.ok());
-    db::ScanFilter f;
-    f.device_key = device_.key();
-    ASSERT_TRUE((*store)
-                    ->scan(f, [&](const db::StoredRecord& s) {
-                      auto r = measure::record_from_line(s.line);
-                      if (r.ok()) mine.push_back(r->config);
-                      return Status::Ok();
-                    })
-                    .ok());
-  }
+  const std::vector<measure::Record> mine = records_on(device_.key());
   ASSERT_EQ(mine.size(), 3u);
-  EXPECT_EQ(mine[0], synthetic_.default_config(measure::testing::relu_workload()).knobs);
-  EXPECT_EQ(mine[1], synthetic_config(kBest).knobs);
-  EXPECT_EQ(mine[2], synthetic_config(near_best).knobs);
+  EXPECT_EQ(mine[0].config, synthetic_.default_config(measure::testing::relu_workload()).knobs);
+  EXPECT_EQ(mine[1].config, synthetic_config(kBest).knobs);
+  EXPECT_EQ(mine[2].config, synthetic_config(near_best).knobs);
   // Without transfer, nothing comes from the sibling.
   o.transfer = false;
   auto cold = run(o, {&synthetic_});
@@ -265,29 +271,20 @@ TEST_F(TuningLoopTest, AlsoDevicesGetARecordOfEveryCompileOnce) {
     db::DbRecordSink sink(**store);
     return tune({{measure::testing::relu_workload(), 2}}, {&synthetic_}, d, o, **store, sink);
   };
-  auto records_on = [&](const measure::Device& d) {
+  auto stored_on = [&](const measure::Device& d) {
     std::set<std::string> configs;
-    int n = 0;
-    auto store = db::open_store(db(), db::OpenMode::kExisting);
-    EXPECT_TRUE(store.ok());
-    db::ScanFilter f;
-    f.device_key = d.key();
-    EXPECT_TRUE((*store)
-                    ->scan(f, [&](const db::StoredRecord& s) {
-                      auto r = measure::record_from_line(s.line);
-                      EXPECT_TRUE(r.ok() && r->ok()) << s.line;
-                      configs.insert(r->config.dump());
-                      ++n;
-                      return Status::Ok();
-                    })
-                    .ok());
-    return std::make_pair(n, configs);
+    const std::vector<measure::Record> records = records_on(d.key());
+    for (const measure::Record& r : records) {
+      EXPECT_TRUE(r.ok()) << measure::record_to_line(r);
+      configs.insert(r.config.dump());
+    }
+    return std::make_pair(static_cast<int>(records.size()), configs);
   };
   // The 1-thread device holds the default config already: the 2-thread run measures it too, and
   // its 1-thread timing is not stored a second time.
   auto seeded = run_on(one, options(1));
   ASSERT_TRUE(seeded.ok()) << seeded.status().message();
-  ASSERT_EQ(records_on(one).first, 1);
+  ASSERT_EQ(stored_on(one).first, 1);
   TuneOptions o = options(24);
   o.measure.also_on = {one};
   auto first = run_on(two, o);
@@ -295,8 +292,8 @@ TEST_F(TuningLoopTest, AlsoDevicesGetARecordOfEveryCompileOnce) {
   EXPECT_EQ(first->measured, 24);
   EXPECT_EQ(first->tasks[0].trials, 24);
   EXPECT_EQ(first->also_measured, 23);
-  const auto [n2, configs2] = records_on(two);
-  const auto [n1, configs1] = records_on(one);
+  const auto [n2, configs2] = stored_on(two);
+  const auto [n1, configs1] = stored_on(one);
   EXPECT_EQ(n2, 24);
   EXPECT_EQ(n1, 24);
   EXPECT_EQ(configs1, configs2);
@@ -310,7 +307,7 @@ TEST_F(TuningLoopTest, AlsoDevicesGetARecordOfEveryCompileOnce) {
   ASSERT_TRUE(more.ok());
   EXPECT_EQ(more->measured, 8);
   EXPECT_EQ(more->also_measured, 8);
-  EXPECT_EQ(records_on(one).first, 32);
+  EXPECT_EQ(stored_on(one).first, 32);
 }
 
 TEST_F(TuningLoopTest, AKilledRunResumesWithoutLosingOrRepeatingAMeasurement) {
