@@ -34,6 +34,50 @@ std::vector<int> split_threads(int groups, int threads) {
   return out;
 }
 
+Result<StageChoice> pack_stage(const std::vector<std::vector<int>>& units, int lanes, int threads,
+                               const OpCostFn& op_cost) {
+  const int n = static_cast<int>(units.size());
+  lanes = std::max(1, std::min({lanes, threads, n}));
+  StageChoice c;
+  c.threads = split_threads(n <= lanes ? n : lanes, threads);
+  if (n <= lanes) {
+    c.groups = units;
+    return c;
+  }
+  auto length = [&](const std::vector<int>& unit, int t) -> Result<double> {
+    if (!op_cost) return static_cast<double>(unit.size());
+    double s = 0;
+    for (int v : unit) {
+      TP_ASSIGN_OR_RETURN(double x, op_cost(v, t));
+      s += x;
+    }
+    return s;
+  };
+  std::vector<std::pair<double, int>> order;
+  for (int u = 0; u < n; ++u) {
+    TP_ASSIGN_OR_RETURN(double x, length(units[u], c.threads.back()));
+    order.push_back({-x, u});
+  }
+  std::stable_sort(order.begin(), order.end());
+  c.groups.assign(lanes, {});
+  std::vector<double> load(lanes, 0);
+  for (const auto& [neg, u] : order) {
+    int best = 0;
+    double best_end = INFINITY, best_len = 0;
+    for (int k = 0; k < lanes; ++k) {
+      double len = -neg;
+      if (c.threads[k] != c.threads.back()) {
+        TP_ASSIGN_OR_RETURN(len, length(units[u], c.threads[k]));
+      }
+      if (load[k] + len < best_end) best = k, best_end = load[k] + len, best_len = len;
+    }
+    load[best] += best_len;
+    c.groups[best].insert(c.groups[best].end(), units[u].begin(), units[u].end());
+  }
+  for (auto& grp : c.groups) std::sort(grp.begin(), grp.end());
+  return c;
+}
+
 namespace {
 
 constexpr int64_t kMaxStates = 2'000'000;
@@ -79,10 +123,10 @@ class CostCache {
 class BlockSearch {
  public:
   BlockSearch(const OpGraph& g, const std::vector<int>& ops, const SearchOptions& o, CostCache& cost,
-              const CanMergeFn& can_merge, const StageBoundFn& bound)
-      : g_(g), ops_(ops), o_(o), cost_(cost), can_merge_(can_merge), bound_(bound) {
+              const CanMergeFn& can_merge, const OpCostFn& op_cost, const StageBoundFn& bound)
+      : g_(g), ops_(ops), o_(o), cost_(cost), can_merge_(can_merge), op_cost_(op_cost), bound_(bound) {
     const int n = static_cast<int>(ops.size());
-    std::map<int, int> local;
+    std::map<int, int>& local = local_;
     for (int i = 0; i < n; ++i) local[ops[i]] = i;
     pred_.assign(n, 0);
     succ_.assign(n, 0);
@@ -95,9 +139,9 @@ class BlockSearch {
       }
     parallel_ = o.strategy == Strategy::kParallel || o.strategy == Strategy::kBoth;
     merge_ = (o.strategy == Strategy::kMerge || o.strategy == Strategy::kBoth) && can_merge_;
-    max_groups_ = std::max(1, std::min(o.s, o.threads));
+    lanes_ = std::max(1, std::min(o.s, o.threads));
     cap_ = 1;
-    if (parallel_) cap_ = std::max(cap_, o.r * max_groups_);
+    if (parallel_) cap_ = std::max(cap_, o.r * lanes_);
     if (merge_) cap_ = std::max(cap_, o.s);
   }
 
@@ -151,22 +195,37 @@ class BlockSearch {
   }
 
   // How ending `e` may run, decided before anything is costed: concurrently (its components, when
-  // they respect r and the group limit) and/or merged (an antichain the caller can merge).
+  // each holds at most r operators and there are at most lanes of them; `wide`: a state's sinks,
+  // packed onto the lanes) and/or merged (an antichain the caller can merge).
   struct Ways {
     std::vector<uint64_t> groups;  // empty: not concurrently
+    std::vector<int> threads;      // each group's
     bool merged = false;
     bool any() const { return !groups.empty() || merged; }
   };
-  Ways ways(uint64_t e) const {
+  Result<Ways> ways(uint64_t e, bool wide) const {
     Ways w;
     const int size = std::popcount(e);
     if (parallel_ || size == 1) {
       std::vector<uint64_t> comps = components(e);
-      bool ok = static_cast<int>(comps.size()) <= max_groups_;
+      bool ok = static_cast<int>(comps.size()) <= lanes_;
       for (uint64_t c : comps) ok = ok && std::popcount(c) <= o_.r;
-      if (ok) w.groups = std::move(comps);
+      if (ok) {
+        w.threads = split_threads(static_cast<int>(comps.size()), o_.threads);
+        w.groups = std::move(comps);
+      } else if (wide) {
+        std::vector<std::vector<int>> units;
+        for (uint64_t c : comps) units.push_back(global(c));
+        TP_ASSIGN_OR_RETURN(StageChoice packed, pack_stage(units, lanes_, o_.threads, op_cost_));
+        for (const std::vector<int>& grp : packed.groups) {
+          uint64_t m = 0;
+          for (int v : grp) m |= uint64_t{1} << local_.at(v);
+          w.groups.push_back(m);
+        }
+        w.threads = std::move(packed.threads);
+      }
     }
-    if (merge_ && size >= 2 && size <= o_.s) {
+    if (merge_ && !wide && size >= 2 && size <= o_.s) {
       bool antichain = true;
       for (uint64_t m = e; m && antichain; m &= m - 1) antichain = (succ_[std::countr_zero(m)] & e) == 0;
       w.merged = antichain && can_merge_(global(e));
@@ -180,10 +239,14 @@ class BlockSearch {
     Ways ways;
     double bound = NAN, parallel = NAN, merged = NAN;
   };
-  Ending& ending(uint64_t e) {
-    auto it = endings_.find(e);
-    if (it == endings_.end()) it = endings_.emplace(e, Ending{ways(e)}).first;
-    return it->second;  // references into an unordered_map survive its rehashing
+  Result<Ending*> ending(uint64_t e, bool wide) {
+    auto& endings = wide ? wide_endings_ : endings_;
+    auto it = endings.find(e);
+    if (it == endings.end()) {
+      TP_ASSIGN_OR_RETURN(Ways w, ways(e, wide));
+      it = endings.emplace(e, Ending{std::move(w)}).first;
+    }
+    return &it->second;  // pointers into an unordered_map survive its rehashing
   }
 
   StageChoice make_stage(uint64_t e, const Ways& w, bool merged) const {
@@ -194,7 +257,7 @@ class BlockSearch {
       c.merged = true;
     } else {
       for (uint64_t m : w.groups) c.groups.push_back(global(m));
-      c.threads = split_threads(static_cast<int>(w.groups.size()), o_.threads);
+      c.threads = w.threads;
     }
     return c;
   }
@@ -248,28 +311,37 @@ class BlockSearch {
     }
     Entry best;
     best.cost = INFINITY;
-    bool best_merged = false;
+    bool best_merged = false, best_wide = false;
     double best_stage_s = 0;
     Status failed = Status::Ok();
+    // Ending e as s's last stage: the best of its ways, against the best ending so far.
+    auto consider = [&](uint64_t e, bool wide) {
+      Result<Ending*> xr = ending(e, wide);
+      if (!xr.ok()) {
+        failed = xr.status();
+        return;
+      }
+      Ending& x = **xr;
+      if (!x.ways.any()) return;
+      Result<double> rest = solve(s & ~e);
+      if (!rest.ok()) {
+        failed = rest.status();
+        return;
+      }
+      double stage_s;
+      bool merged;
+      if (Status st = best_stage(e, x, best.cost - *rest, stage_s, merged); !st.ok()) {
+        failed = st;
+        return;
+      }
+      if (!std::isfinite(stage_s)) return;
+      if (*rest + stage_s < best.cost)
+        best = Entry{*rest + stage_s, e, {}}, best_merged = merged, best_wide = wide, best_stage_s = stage_s;
+    };
     std::function<void(uint64_t, uint64_t, int)> visit = [&](uint64_t e, uint64_t eligible, int size) {
       if (!failed.ok()) return;
       if (eligible == 0 || size == cap_) {
-        if (e == 0) return;
-        Ending& x = ending(e);
-        if (!x.ways.any()) return;
-        Result<double> rest = solve(s & ~e);
-        if (!rest.ok()) {
-          failed = rest.status();
-          return;
-        }
-        double stage_s;
-        bool merged;
-        if (Status st = best_stage(e, x, best.cost - *rest, stage_s, merged); !st.ok()) {
-          failed = st;
-          return;
-        }
-        if (!std::isfinite(stage_s)) return;
-        if (*rest + stage_s < best.cost) best = Entry{*rest + stage_s, e, {}}, best_merged = merged, best_stage_s = stage_s;
+        if (e != 0) consider(e, false);
         return;
       }
       const int i = std::countr_zero(eligible);
@@ -285,9 +357,12 @@ class BlockSearch {
       visit(with, next, size + 1);      // i ends the schedule of s
     };
     visit(0, sinks, 0);
+    // Greedy's kind of stage, from the end: every operator that can end s, at once, packed onto
+    // the lanes.
+    if (parallel_ && failed.ok() && std::popcount(sinks) > lanes_) consider(sinks, true);
     TP_RETURN_IF_ERROR(failed);
     if (!std::isfinite(best.cost)) return Status::Internal("no stage can end this part of the schedule");
-    best.stage = make_stage(best.ending, ending(best.ending).ways, best_merged);
+    best.stage = make_stage(best.ending, (best_wide ? wide_endings_ : endings_).at(best.ending).ways, best_merged);
     best.stage.cost_s = best_stage_s;
     const double c = best.cost;
     memo_.emplace(s, std::move(best));
@@ -299,13 +374,15 @@ class BlockSearch {
   const SearchOptions& o_;
   CostCache& cost_;
   const CanMergeFn& can_merge_;
+  const OpCostFn& op_cost_;
   const StageBoundFn& bound_;
+  std::map<int, int> local_;  // global operator index -> bit
   int64_t pruned_ = 0;
   std::vector<uint64_t> pred_, succ_;
   bool parallel_ = false, merge_ = false;
-  int max_groups_ = 1, cap_ = 1;
+  int lanes_ = 1, cap_ = 1;
   std::unordered_map<uint64_t, Entry> memo_;
-  std::unordered_map<uint64_t, Ending> endings_;
+  std::unordered_map<uint64_t, Ending> endings_, wide_endings_;  // enumerated; states' sinks
 };
 
 Status greedy(const OpGraph& g, const SearchOptions& o, CostCache& cost, const OpCostFn& op_cost,
@@ -318,29 +395,9 @@ Status greedy(const OpGraph& g, const SearchOptions& o, CostCache& cost, const O
       if (!done[v] && std::all_of(g.preds[v].begin(), g.preds[v].end(), [&](int u) { return done[u]; }))
         ready.push_back(v);
     if (ready.empty()) return Status::Internal("the operator graph has a cycle");
-    const int groups = std::min<int>({static_cast<int>(ready.size()), std::max(1, std::min(o.s, o.threads))});
-    StageChoice c;
-    c.groups.assign(groups, {});
-    c.threads = split_threads(groups, o.threads);
-    // Longest first onto the least loaded group (LPT), with each op's cost alone at the group's
-    // threads; round robin when no costs are given.
-    std::vector<std::pair<double, int>> by_cost;
-    for (int v : ready) {
-      double s = 0;
-      if (op_cost) {
-        TP_ASSIGN_OR_RETURN(s, op_cost(v, c.threads.back()));
-      }
-      by_cost.push_back({-s, v});
-    }
-    std::stable_sort(by_cost.begin(), by_cost.end());
-    std::vector<double> load(groups, 0);
-    for (size_t k = 0; k < by_cost.size(); ++k) {
-      const int target = op_cost ? static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin())
-                                 : static_cast<int>(k % groups);
-      load[target] -= by_cost[k].first;
-      c.groups[target].push_back(by_cost[k].second);
-    }
-    for (auto& grp : c.groups) std::sort(grp.begin(), grp.end());
+    std::vector<std::vector<int>> units;
+    for (int v : ready) units.push_back({v});
+    TP_ASSIGN_OR_RETURN(StageChoice c, pack_stage(units, std::min(o.s, o.threads), o.threads, op_cost));
     TP_ASSIGN_OR_RETURN(double s, cost(c));
     c.cost_s = s;
     total += s;
@@ -373,10 +430,61 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
   } else {
     if (options.strategy != Strategy::kParallel && !can_merge)
       return Status::InvalidArgument("the merge strategies need to know which operators can merge");
-    for (const std::vector<int>& block : partition_blocks(g, std::min(options.max_block, 64))) {
-      BlockSearch search(g, block, options, cache, can_merge, bound);
-      TP_RETURN_IF_ERROR(search.run(result.stages, result.cost_s, result.states));
-      result.stages_pruned += search.pruned();
+    const int max_block = std::min(options.max_block, 64);
+    const Contraction chains = options.contract_chains ? contract_long_chains(g, max_block) : Contraction{};
+    if (chains.contracted == 0) {
+      for (const std::vector<int>& block : partition_blocks(g, max_block)) {
+        BlockSearch search(g, block, options, cache, can_merge, op_cost, bound);
+        TP_RETURN_IF_ERROR(search.run(result.stages, result.cost_s, result.states));
+        result.stages_pruned += search.pruned();
+      }
+    } else {
+      // The same search over units (chains of operators); a stage of units is the stage of their
+      // operators, and a unit's cost alone its operators' sum.
+      const std::vector<std::vector<int>>& members = chains.members;
+      auto expand = [&](const StageChoice& c) {
+        StageChoice out = c;
+        for (size_t k = 0; k < c.groups.size(); ++k) {
+          out.groups[k].clear();
+          for (int u : c.groups[k]) out.groups[k].insert(out.groups[k].end(), members[u].begin(), members[u].end());
+          std::sort(out.groups[k].begin(), out.groups[k].end());
+        }
+        return out;
+      };
+      const StageCostFn unit_cost = [&](const StageChoice& c) { return cache(expand(c)); };
+      CostCache unit_cache(unit_cost);
+      CanMergeFn unit_merge;
+      if (can_merge)
+        unit_merge = [&](const std::vector<int>& units) {
+          std::vector<int> ops;
+          for (int u : units) {
+            if (members[u].size() != 1) return false;
+            ops.push_back(members[u][0]);
+          }
+          return can_merge(ops);
+        };
+      OpCostFn unit_op_cost;
+      if (op_cost)
+        unit_op_cost = [&](int u, int threads) -> Result<double> {
+          double sum = 0;
+          for (int v : members[u]) {
+            TP_ASSIGN_OR_RETURN(double x, op_cost(v, threads));
+            sum += x;
+          }
+          return sum;
+        };
+      StageBoundFn unit_bound;
+      if (bound) unit_bound = [&](const StageChoice& c) { return bound(expand(c)); };
+      std::vector<StageChoice> stages;
+      for (const std::vector<int>& block : partition_blocks(chains.units, max_block)) {
+        BlockSearch search(chains.units, block, options, unit_cache, unit_merge, unit_op_cost, unit_bound);
+        TP_RETURN_IF_ERROR(search.run(stages, result.cost_s, result.states));
+        result.stages_pruned += search.pruned();
+      }
+      for (const StageChoice& c : stages) {
+        result.stages.push_back(expand(c));
+        result.stages.back().cost_s = c.cost_s;
+      }
     }
   }
   result.stages_costed = cache.size();

@@ -9,9 +9,14 @@
 //     operators in order on its own threads; or
 //   - merged (`merge`): its operators become one kernel (graphsched/merge.h), when they can.
 // Pruning as in IOS: a group holds at most r operators and a stage at most s groups; on a CPU a stage
-// also has at most `threads` groups (a group needs a core). `both` tries both kinds of stage.
+// also has at most `threads` groups (a group needs a core). Beyond IOS, each state also tries all its
+// sinks as one stage (greedy's wide stage, from the end), packed onto min(s, threads) lanes
+// (pack_stage): many small independent operators then pay one barrier between them and run each on
+// one core. Where the operators between two cuts are more than a block holds, the search runs over
+// their chains (op_graph.h's contract_long_chains), so r counts chains there. `both` tries both
+// kinds of stage.
 // The baselines: `sequential` (one operator per stage on all threads) and `greedy` (each stage takes
-// every ready operator, in at most `threads` groups balanced by cost).
+// every ready operator, packed the same way).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +49,9 @@ struct SearchOptions {
   int s = 8;        // groups per stage
   int threads = 1;  // cores the stages share
   int max_block = 32;  // operators per block (at most 64)
+  // Where the operators between two cuts are more than max_block, search over their chains as
+  // units (op_graph.h's contract_long_chains) rather than cutting the region into many blocks.
+  bool contract_chains = true;
 };
 
 // Seconds a stage takes. Called once per distinct stage (the search caches it).
@@ -70,6 +78,15 @@ struct SearchResult {
 // How a stage's `threads` are split among `groups` groups: as evenly as possible, earlier groups
 // taking the remainder.
 std::vector<int> split_threads(int groups, int threads);
+
+// A stage of independent `units` (each a list of operators in topological order, none depending on
+// another unit's): each unit its own group when there are at most `lanes` (<= threads), with the
+// threads split among them; else `lanes` groups, the units placed longest first onto the lane where
+// they finish earliest (LPT), a unit's length its operators' `op_cost` at that lane's threads (its
+// operator count when `op_cost` is empty). A group's operators are sorted (graph order is
+// topological).
+Result<StageChoice> pack_stage(const std::vector<std::vector<int>>& units, int lanes, int threads,
+                               const OpCostFn& op_cost);
 
 Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& options, const StageCostFn& cost,
                                     const CanMergeFn& can_merge = {}, const OpCostFn& op_cost = {},

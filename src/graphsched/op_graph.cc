@@ -65,7 +65,10 @@ void split(const OpGraph& g, int begin, int end, int max_block, std::vector<std:
 
 }  // namespace
 
-std::vector<std::vector<int>> partition_blocks(const OpGraph& g, int max_block) {
+namespace {
+
+// Whether each operator is a cut: every operator before it reaches it and it reaches every one after.
+std::vector<bool> cut_operators(const OpGraph& g) {
   const int n = g.size();
   // Cut k: the ops before it are all its ancestors and the ops after it all its descendants, i.e.
   // every op before k reaches k (has a path to it) and k reaches every op after it.
@@ -83,6 +86,14 @@ std::vector<std::vector<int>> partition_blocks(const OpGraph& g, int max_block) 
     cut[k] = std::all_of(down.begin() + k, down.end(), [](bool b) { return b; }) &&
              std::all_of(up.begin(), up.begin() + k + 1, [](bool b) { return b; });
   }
+  return cut;
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> partition_blocks(const OpGraph& g, int max_block) {
+  const int n = g.size();
+  const std::vector<bool> cut = cut_operators(g);
   std::vector<std::vector<int>> blocks;
   int begin = 0;
   for (int k = 0; k < n; ++k)
@@ -91,6 +102,48 @@ std::vector<std::vector<int>> partition_blocks(const OpGraph& g, int max_block) 
       begin = k + 1;
     }
   return blocks;
+}
+
+Contraction contract_long_chains(const OpGraph& g, int max_block) {
+  const int n = g.size();
+  const std::vector<bool> cut = cut_operators(g);
+  // Which range between cuts each operator is in, and whether that range is too long for a block.
+  std::vector<int> range(n, 0);
+  std::vector<int> length;
+  for (int k = 0, begin = 0; k < n; ++k) {
+    range[k] = static_cast<int>(length.size());
+    if (cut[k] || k == n - 1) length.push_back(k + 1 - begin), begin = k + 1;
+  }
+  auto joins = [&](int v) {  // v continues its only predecessor's chain
+    if (g.preds[v].size() != 1) return false;
+    const int u = g.preds[v][0];
+    return g.succs[u].size() == 1 && range[u] == range[v] && length[range[v]] > max_block;
+  };
+  Contraction c;
+  std::vector<int> unit(n, -1);
+  for (int v = 0; v < n; ++v) {
+    if (joins(v)) {
+      unit[v] = unit[g.preds[v][0]];
+      c.members[unit[v]].push_back(v);
+      ++c.contracted;
+      continue;
+    }
+    unit[v] = static_cast<int>(c.members.size());
+    c.members.push_back({v});
+    c.units.names.push_back(g.names[v]);
+    c.units.kinds.push_back(g.kinds[v]);
+    c.units.workloads.push_back(g.workloads[v]);
+  }
+  const int m = static_cast<int>(c.members.size());
+  c.units.preds.assign(m, {});
+  c.units.succs.assign(m, {});
+  for (int u = 0; u < m; ++u)
+    for (int p : g.preds[c.members[u].front()]) {
+      c.units.preds[u].push_back(unit[p]);
+      c.units.succs[unit[p]].push_back(u);
+    }
+  c.units.fingerprint = g.fingerprint;
+  return c;
 }
 
 }  // namespace tensorperf::graphsched

@@ -31,4 +31,18 @@ struct OpGraph {
 // that allows (the schedule can then no longer overlap operators across that cut).
 std::vector<std::vector<int>> partition_blocks(const OpGraph& g, int max_block);
 
+// `g` with its long chains contracted, for a search that must otherwise cut wide regions into many
+// blocks: in each range between cut operators (as partition_blocks finds them) of more than
+// `max_block` operators, every maximal chain (an operator whose only successor has it as its only
+// predecessor, and so on) becomes one unit. Elsewhere each operator is its own unit, so ranges that
+// fit a block keep their operators apart (e.g. for merging). Units are numbered by their first
+// operator, which keeps the order topological; `members[u]` lists unit u's operators in order, and
+// the units' names, kinds and workloads are their first operator's.
+struct Contraction {
+  OpGraph units;
+  std::vector<std::vector<int>> members;
+  int contracted = 0;  // operators that joined another's unit (0: the units are the operators)
+};
+Contraction contract_long_chains(const OpGraph& g, int max_block);
+
 }  // namespace tensorperf::graphsched

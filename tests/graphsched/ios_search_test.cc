@@ -56,8 +56,14 @@ double brute_force(const OpGraph& g, const SearchOptions& o, const SyntheticCost
     for (int u : g.preds[v]) succ[u] |= uint64_t{1} << v, pred[v] |= uint64_t{1} << u;
   const bool parallel = o.strategy == Strategy::kParallel || o.strategy == Strategy::kBoth;
   const bool merge = o.strategy == Strategy::kMerge || o.strategy == Strategy::kBoth;
-  const int max_groups = std::min(o.s, o.threads);
-  auto stage = [&](uint64_t e) {
+  auto op_cost = [&](int v, int threads) -> Result<double> { return cost.op(v, threads); };
+  const int lanes = std::min(o.s, o.threads);
+  // A stage of ending e of state s: at most `lanes` groups of at most r operators, or all of s's
+  // sinks packed onto the lanes.
+  auto stage = [&](uint64_t e, uint64_t s) {
+    uint64_t sinks = 0;
+    for (int i = 0; i < n; ++i)
+      if ((s >> i & 1) && (succ[i] & s) == 0) sinks |= uint64_t{1} << i;
     double best = INFINITY;
     std::vector<std::vector<int>> comps;
     uint64_t left = e;
@@ -74,9 +80,14 @@ double brute_force(const OpGraph& g, const SearchOptions& o, const SyntheticCost
       comps.push_back(ops);
       left &= ~comp;
     }
-    bool ok = (parallel || std::popcount(e) == 1) && static_cast<int>(comps.size()) <= max_groups;
+    bool ok = (parallel || std::popcount(e) == 1) && static_cast<int>(comps.size()) <= lanes;
     for (auto& c : comps) ok = ok && static_cast<int>(c.size()) <= o.r;
-    if (ok) best = cost(StageChoice{comps, split_threads(static_cast<int>(comps.size()), o.threads), false});
+    ok = ok || (parallel && e == sinks && std::popcount(e) > lanes);
+    if (ok) {
+      Result<StageChoice> packed = pack_stage(comps, lanes, o.threads, op_cost);
+      EXPECT_TRUE(packed.ok());
+      best = cost(*packed);
+    }
     if (merge && std::popcount(e) >= 2 && std::popcount(e) <= o.s && static_cast<int>(comps.size()) == std::popcount(e)) {
       std::vector<int> ops;
       for (auto& c : comps) ops.push_back(c[0]);
@@ -92,7 +103,7 @@ double brute_force(const OpGraph& g, const SearchOptions& o, const SyntheticCost
       for (int i = 0; i < n && ending; ++i)
         if ((e >> i & 1) && (succ[i] & s & ~e)) ending = false;
       if (!ending) continue;
-      const double c = stage(e);
+      const double c = stage(e, s);
       if (std::isfinite(c)) best = std::min(best, c + solve(s & ~e));
     }
     return best;
@@ -123,8 +134,9 @@ TEST(IosSearch, EqualsBruteForceOnSmallGraphs) {
         o.threads = threads;
         o.r = 2;
         o.s = 3;
+        auto op_cost = [&](int v, int t) -> Result<double> { return cost.op(v, t); };
         Result<SearchResult> r = schedule_graph(g, o, [&](const StageChoice& c) -> Result<double> { return cost(c); },
-                                                even_ops_merge);
+                                                even_ops_merge, op_cost);
         ASSERT_TRUE(r.ok()) << r.status().message();
         EXPECT_NEAR(r->cost_s, brute_force(g, o, cost, even_ops_merge), 1e-12)
             << "trial " << trial << " " << strategy_name(strategy) << " threads " << threads;
@@ -134,7 +146,7 @@ TEST(IosSearch, EqualsBruteForceOnSmallGraphs) {
         // With a true lower bound (the longest group alone, no contention or barrier), branch and
         // bound finds the same cost and costs fewer stages.
         Result<SearchResult> bounded = schedule_graph(
-            g, o, [&](const StageChoice& c) -> Result<double> { return cost(c); }, even_ops_merge, {},
+            g, o, [&](const StageChoice& c) -> Result<double> { return cost(c); }, even_ops_merge, op_cost,
             [&](const StageChoice& c) -> Result<double> {
               double longest = 0;
               for (size_t k = 0; k < c.groups.size(); ++k) {
@@ -154,6 +166,57 @@ TEST(IosSearch, EqualsBruteForceOnSmallGraphs) {
   }
   EXPECT_GE(compared, 10);
   EXPECT_GT(pruned, 0);
+}
+
+TEST(IosSearch, PackStagePutsUnitsLongestFirstOnTheLaneWhereTheyFinishFirst) {
+  // Unit lengths by operator: 0:5 1:3 2:3 3:2 4:2 5:1 (at one thread; half that at two).
+  const std::vector<double> len = {5, 3, 3, 2, 2, 1};
+  auto op_cost = [&](int v, int t) -> Result<double> { return len[v] / t; };
+  Result<StageChoice> c = pack_stage({{0}, {1}, {2}, {3}, {4}, {5}}, 2, 2, op_cost);
+  ASSERT_TRUE(c.ok());
+  // LPT: 5 -> A; 3 -> B; 3 -> B (6 before 8); 2 -> A (7); 2 -> B (8 before 9); 1 -> A: both end at 8.
+  EXPECT_EQ(c->threads, (std::vector<int>{1, 1}));
+  EXPECT_EQ(c->groups, (std::vector<std::vector<int>>{{0, 3, 5}, {1, 2, 4}}));
+  // At most `lanes` units: one group each, the threads split among them.
+  c = pack_stage({{2, 4}, {3}}, 2, 4, op_cost);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->groups, (std::vector<std::vector<int>>{{2, 4}, {3}}));
+  EXPECT_EQ(c->threads, (std::vector<int>{2, 2}));
+  // Without costs a unit's length is its operator count; a multi-operator unit stays in order.
+  c = pack_stage({{0, 1}, {2}, {3}}, 2, 2, {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->groups, (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+}
+
+TEST(IosSearch, AStageMayHoldMoreComponentsThanThreadsOnSharedLanes) {
+  // Six independent operators of equal cost on two threads: one stage of two lanes of three
+  // operators each pays one barrier, where stages of at most two groups would pay three.
+  Result<OpGraph> g = OpGraph::from_edges(6, {});
+  ASSERT_TRUE(g.ok());
+  SyntheticCost cost;
+  cost.op_s.assign(6, 1e-4);
+  SearchOptions o;
+  o.strategy = Strategy::kParallel;
+  o.threads = 2;
+  auto op_cost = [&](int v, int t) -> Result<double> { return cost.op(v, t); };
+  Result<SearchResult> r =
+      schedule_graph(*g, o, [&](const StageChoice& c) -> Result<double> { return cost(c); }, {}, op_cost);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->stages.size(), 1u);
+  EXPECT_EQ(r->stages[0].threads, (std::vector<int>{1, 1}));
+  EXPECT_EQ(r->stages[0].groups[0].size(), 3u);
+  EXPECT_EQ(r->stages[0].groups[1].size(), 3u);
+  // Four independent pairs a -> b with r = 1: enumerated endings hold at most two operators, but
+  // each state also tries all its sinks at once: the four b's, then the four a's.
+  Result<OpGraph> pairs = OpGraph::from_edges(8, {{0, 1}, {2, 3}, {4, 5}, {6, 7}});
+  ASSERT_TRUE(pairs.ok());
+  cost.op_s.assign(8, 1e-4);
+  o.r = 1;
+  r = schedule_graph(*pairs, o, [&](const StageChoice& c) -> Result<double> { return cost(c); }, {}, op_cost);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->stages.size(), 2u);
+  EXPECT_EQ(r->stages[0].groups, (std::vector<std::vector<int>>{{0, 4}, {2, 6}}));
+  EXPECT_EQ(r->stages[1].groups, (std::vector<std::vector<int>>{{1, 5}, {3, 7}}));
 }
 
 TEST(IosSearch, EverySchedulesCoversEachOperatorOnceInDependencyOrder) {
@@ -208,6 +271,43 @@ TEST(IosSearch, BlocksCutAtOperatorsEveryPathCrosses) {
   std::vector<std::vector<int>> blocks = partition_blocks(*g, 64);
   EXPECT_EQ(blocks, (std::vector<std::vector<int>>{{0}, {1, 2, 3}, {4, 5, 6}}));
   EXPECT_EQ(partition_blocks(*g, 2).size(), 5u);  // the 3-op blocks are cut again
+}
+
+TEST(IosSearch, LongRegionsAreSearchedOverTheirChains) {
+  // 0 -> three chains of three (1-2-3, 4-5-6, 7-8-9) -> 10: cuts at 0 and 10, ten operators between.
+  Result<OpGraph> g = OpGraph::from_edges(11, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {0, 7}, {7, 8}, {8, 9},
+                                               {3, 10}, {6, 10}, {9, 10}});
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(contract_long_chains(*g, 64).contracted, 0);  // the region fits a block: operators stay apart
+  Contraction c = contract_long_chains(*g, 4);
+  EXPECT_EQ(c.contracted, 6);
+  EXPECT_EQ(c.members, (std::vector<std::vector<int>>{{0}, {1, 2, 3}, {4, 5, 6}, {7, 8, 9}, {10}}));
+  EXPECT_EQ(c.units.preds, (std::vector<std::vector<int>>{{}, {0}, {0}, {0}, {1, 2, 3}}));
+  EXPECT_EQ(c.units.names[1], "op1");
+
+  // With blocks of four, the operators' search would cut the chains apart; over the chains, one
+  // stage runs all three at once.
+  SyntheticCost cost;
+  cost.op_s.assign(11, 1e-4);
+  SearchOptions o;
+  o.strategy = Strategy::kParallel;
+  o.threads = 3;
+  o.max_block = 4;
+  auto run = [&] {
+    return schedule_graph(*g, o, [&](const StageChoice& s) -> Result<double> { return cost(s); }, {},
+                          [&](int v, int t) -> Result<double> { return cost.op(v, t); });
+  };
+  Result<SearchResult> r = run();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->stages.size(), 3u);
+  EXPECT_EQ(r->stages[1].groups, (std::vector<std::vector<int>>{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}));
+  double sum = 0;
+  for (const StageChoice& s : r->stages) sum += cost(s);
+  EXPECT_NEAR(sum, r->cost_s, 1e-12);
+  o.contract_chains = false;
+  r = run();
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r->stages.size(), 3u);
 }
 
 TEST(IosSearch, SplitThreadsAndStrategyNames) {
