@@ -338,8 +338,19 @@ class BlockSearch {
       if (*rest + stage_s < best.cost)
         best = Entry{*rest + stage_s, e, {}}, best_merged = merged, best_wide = wide, best_stage_s = stage_s;
     };
+    // Past what a concurrent stage holds, only merges remain, and they are antichains: endings of
+    // s's sinks alone (one operator with a successor in s brings that successor in).
+    const int concurrent_cap = parallel_ ? o_.r * lanes_ : 1;
     std::function<void(uint64_t, uint64_t, int)> visit = [&](uint64_t e, uint64_t eligible, int size) {
       if (!failed.ok()) return;
+      if (size >= concurrent_cap && size < cap_) {
+        if ((e & ~sinks) == 0) {
+          eligible &= sinks;
+        } else {
+          if (size > concurrent_cap) return;
+          eligible = 0;  // e itself may still run concurrently; nothing larger can
+        }
+      }
       if (eligible == 0 || size == cap_) {
         if (e != 0) consider(e, false);
         return;
@@ -411,10 +422,22 @@ Status greedy(const OpGraph& g, const SearchOptions& o, CostCache& cost, const O
 }  // namespace
 
 Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& options, const StageCostFn& cost,
-                                    const CanMergeFn& can_merge, const OpCostFn& op_cost, const StageBoundFn& bound) {
+                                    const CanMergeFn& can_merge, const OpCostFn& uncached_op_cost,
+                                    const StageBoundFn& bound) {
   if (options.r < 1 || options.s < 1) return Status::InvalidArgument("r and s must be at least 1");
   if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
   const double t0 = now_s();
+  // Packing asks for operators' costs once per candidate stage: each is asked of the caller once.
+  std::unordered_map<int64_t, double> op_costs;
+  OpCostFn op_cost;
+  if (uncached_op_cost)
+    op_cost = [&](int op, int threads) -> Result<double> {
+      const int64_t key = int64_t{op} << 20 | threads;
+      if (auto it = op_costs.find(key); it != op_costs.end()) return it->second;
+      TP_ASSIGN_OR_RETURN(double x, uncached_op_cost(op, threads));
+      op_costs.emplace(key, x);
+      return x;
+    };
   SearchResult result;
   CostCache cache(cost);
   if (options.strategy == Strategy::kSequential) {

@@ -128,12 +128,13 @@ TEST(IosSearch, EqualsBruteForceOnSmallGraphs) {
     std::uniform_real_distribution<double> ms(1e-4, 1e-3);
     for (int i = 0; i < n; ++i) cost.op_s.push_back(ms(rng));
     for (Strategy strategy : {Strategy::kParallel, Strategy::kMerge, Strategy::kBoth}) {
-      for (int threads : {2, 3}) {
+      for (int threads : {2, 3, 4}) {
         SearchOptions o;
         o.strategy = strategy;
         o.threads = threads;
-        o.r = 2;
-        o.s = 3;
+        // Also merges of more operators than a concurrent stage holds (r x lanes < s).
+        o.r = threads == 4 ? 1 : 2;
+        o.s = threads == 4 ? 5 : 3;
         auto op_cost = [&](int v, int t) -> Result<double> { return cost.op(v, t); };
         Result<SearchResult> r = schedule_graph(g, o, [&](const StageChoice& c) -> Result<double> { return cost(c); },
                                                 even_ops_merge, op_cost);
