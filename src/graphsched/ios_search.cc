@@ -4,6 +4,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -126,14 +127,13 @@ class BlockSearch {
               const CanMergeFn& can_merge, const OpCostFn& op_cost, const StageBoundFn& bound)
       : g_(g), ops_(ops), o_(o), cost_(cost), can_merge_(can_merge), op_cost_(op_cost), bound_(bound) {
     const int n = static_cast<int>(ops.size());
-    std::map<int, int>& local = local_;
-    for (int i = 0; i < n; ++i) local[ops[i]] = i;
+    for (int i = 0; i < n; ++i) local_[ops[i]] = i;
     pred_.assign(n, 0);
     succ_.assign(n, 0);
     for (int i = 0; i < n; ++i)
       for (int v : g.succs[ops[i]]) {
-        auto it = local.find(v);
-        if (it == local.end()) continue;
+        auto it = local_.find(v);
+        if (it == local_.end()) continue;
         succ_[i] |= uint64_t{1} << it->second;
         pred_[it->second] |= uint64_t{1} << i;
       }
@@ -453,61 +453,55 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
   } else {
     if (options.strategy != Strategy::kParallel && !can_merge)
       return Status::InvalidArgument("the merge strategies need to know which operators can merge");
+    // The search runs over units: chains of operators in regions longer than a block (each operator
+    // its own unit elsewhere, and everywhere without contract_chains). A stage of units is the
+    // stage of their operators, and a unit's cost alone its operators' sum.
     const int max_block = std::min(options.max_block, 64);
-    const Contraction chains = options.contract_chains ? contract_long_chains(g, max_block) : Contraction{};
-    if (chains.contracted == 0) {
-      for (const std::vector<int>& block : partition_blocks(g, max_block)) {
-        BlockSearch search(g, block, options, cache, can_merge, op_cost, bound);
-        TP_RETURN_IF_ERROR(search.run(result.stages, result.cost_s, result.states));
-        result.stages_pruned += search.pruned();
+    const Contraction chains =
+        contract_long_chains(g, options.contract_chains ? max_block : std::numeric_limits<int>::max());
+    const std::vector<std::vector<int>>& members = chains.members;
+    auto expand = [&](const StageChoice& c) {
+      StageChoice out = c;
+      for (size_t k = 0; k < c.groups.size(); ++k) {
+        out.groups[k].clear();
+        for (int u : c.groups[k]) out.groups[k].insert(out.groups[k].end(), members[u].begin(), members[u].end());
+        std::sort(out.groups[k].begin(), out.groups[k].end());
       }
-    } else {
-      // The same search over units (chains of operators); a stage of units is the stage of their
-      // operators, and a unit's cost alone its operators' sum.
-      const std::vector<std::vector<int>>& members = chains.members;
-      auto expand = [&](const StageChoice& c) {
-        StageChoice out = c;
-        for (size_t k = 0; k < c.groups.size(); ++k) {
-          out.groups[k].clear();
-          for (int u : c.groups[k]) out.groups[k].insert(out.groups[k].end(), members[u].begin(), members[u].end());
-          std::sort(out.groups[k].begin(), out.groups[k].end());
+      return out;
+    };
+    const StageCostFn unit_cost = [&](const StageChoice& c) { return cache(expand(c)); };
+    CostCache unit_cache(unit_cost);
+    CanMergeFn unit_merge;
+    if (can_merge)
+      unit_merge = [&](const std::vector<int>& units) {
+        std::vector<int> ops;
+        for (int u : units) {
+          if (members[u].size() != 1) return false;
+          ops.push_back(members[u][0]);
         }
-        return out;
+        return can_merge(ops);
       };
-      const StageCostFn unit_cost = [&](const StageChoice& c) { return cache(expand(c)); };
-      CostCache unit_cache(unit_cost);
-      CanMergeFn unit_merge;
-      if (can_merge)
-        unit_merge = [&](const std::vector<int>& units) {
-          std::vector<int> ops;
-          for (int u : units) {
-            if (members[u].size() != 1) return false;
-            ops.push_back(members[u][0]);
-          }
-          return can_merge(ops);
-        };
-      OpCostFn unit_op_cost;
-      if (op_cost)
-        unit_op_cost = [&](int u, int threads) -> Result<double> {
-          double sum = 0;
-          for (int v : members[u]) {
-            TP_ASSIGN_OR_RETURN(double x, op_cost(v, threads));
-            sum += x;
-          }
-          return sum;
-        };
-      StageBoundFn unit_bound;
-      if (bound) unit_bound = [&](const StageChoice& c) { return bound(expand(c)); };
-      std::vector<StageChoice> stages;
-      for (const std::vector<int>& block : partition_blocks(chains.units, max_block)) {
-        BlockSearch search(chains.units, block, options, unit_cache, unit_merge, unit_op_cost, unit_bound);
-        TP_RETURN_IF_ERROR(search.run(stages, result.cost_s, result.states));
-        result.stages_pruned += search.pruned();
-      }
-      for (const StageChoice& c : stages) {
-        result.stages.push_back(expand(c));
-        result.stages.back().cost_s = c.cost_s;
-      }
+    OpCostFn unit_op_cost;
+    if (op_cost)
+      unit_op_cost = [&](int u, int threads) -> Result<double> {
+        double sum = 0;
+        for (int v : members[u]) {
+          TP_ASSIGN_OR_RETURN(double x, op_cost(v, threads));
+          sum += x;
+        }
+        return sum;
+      };
+    StageBoundFn unit_bound;
+    if (bound) unit_bound = [&](const StageChoice& c) { return bound(expand(c)); };
+    std::vector<StageChoice> stages;
+    for (const std::vector<int>& block : partition_blocks(chains.units, max_block)) {
+      BlockSearch search(chains.units, block, options, unit_cache, unit_merge, unit_op_cost, unit_bound);
+      TP_RETURN_IF_ERROR(search.run(stages, result.cost_s, result.states));
+      result.stages_pruned += search.pruned();
+    }
+    for (const StageChoice& c : stages) {
+      result.stages.push_back(expand(c));
+      result.stages.back().cost_s = c.cost_s;
     }
   }
   result.stages_costed = cache.size();
