@@ -63,12 +63,9 @@ void split(const OpGraph& g, int begin, int end, int max_block, std::vector<std:
   split(g, best + 1, end, max_block, out);
 }
 
-}  // namespace
-
-namespace {
-
-// Whether each operator is a cut: every operator before it reaches it and it reaches every one after.
-std::vector<bool> cut_operators(const OpGraph& g) {
+// The ranges [begin, end) between cut operators (each ending at its cut, the last at the graph's
+// end). A cut: every operator before it reaches it and it reaches every one after.
+std::vector<std::pair<int, int>> cut_ranges(const OpGraph& g) {
   const int n = g.size();
   // Cut k: the ops before it are all its ancestors and the ops after it all its descendants, i.e.
   // every op before k reaches k (has a path to it) and k reaches every op after it.
@@ -86,38 +83,33 @@ std::vector<bool> cut_operators(const OpGraph& g) {
     cut[k] = std::all_of(down.begin() + k, down.end(), [](bool b) { return b; }) &&
              std::all_of(up.begin(), up.begin() + k + 1, [](bool b) { return b; });
   }
-  return cut;
+  std::vector<std::pair<int, int>> ranges;
+  for (int k = 0, begin = 0; k < n; ++k)
+    if (cut[k] || k == n - 1) ranges.push_back({begin, k + 1}), begin = k + 1;
+  return ranges;
 }
 
 }  // namespace
 
 std::vector<std::vector<int>> partition_blocks(const OpGraph& g, int max_block) {
-  const int n = g.size();
-  const std::vector<bool> cut = cut_operators(g);
   std::vector<std::vector<int>> blocks;
-  int begin = 0;
-  for (int k = 0; k < n; ++k)
-    if (cut[k] || k == n - 1) {
-      split(g, begin, k + 1, std::max(max_block, 1), blocks);
-      begin = k + 1;
-    }
+  for (auto [begin, end] : cut_ranges(g)) split(g, begin, end, std::max(max_block, 1), blocks);
   return blocks;
 }
 
 Contraction contract_long_chains(const OpGraph& g, int max_block) {
   const int n = g.size();
-  const std::vector<bool> cut = cut_operators(g);
-  // Which range between cuts each operator is in, and whether that range is too long for a block.
+  // Whether each operator lies in a range between cuts too long for a block, and which range.
   std::vector<int> range(n, 0);
-  std::vector<int> length;
-  for (int k = 0, begin = 0; k < n; ++k) {
-    range[k] = static_cast<int>(length.size());
-    if (cut[k] || k == n - 1) length.push_back(k + 1 - begin), begin = k + 1;
-  }
+  std::vector<bool> long_range(n, false);
+  const std::vector<std::pair<int, int>> ranges = cut_ranges(g);
+  for (size_t r = 0; r < ranges.size(); ++r)
+    for (int k = ranges[r].first; k < ranges[r].second; ++k)
+      range[k] = static_cast<int>(r), long_range[k] = ranges[r].second - ranges[r].first > max_block;
   auto joins = [&](int v) {  // v continues its only predecessor's chain
     if (g.preds[v].size() != 1) return false;
     const int u = g.preds[v][0];
-    return g.succs[u].size() == 1 && range[u] == range[v] && length[range[v]] > max_block;
+    return g.succs[u].size() == 1 && range[u] == range[v] && long_range[v];
   };
   Contraction c;
   std::vector<int> unit(n, -1);

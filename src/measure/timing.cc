@@ -40,6 +40,12 @@ Result<double> time_number(const std::function<Status()>& run, int64_t number) {
 Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions& options) {
   if (options.repeat < 1) return Status::InvalidArgument("repeat must be at least 1");
   for (int i = 0; i < options.warmup; ++i) TP_RETURN_IF_ERROR(run());
+  if (options.discarded_timings > 0) {
+    TimingOptions once = options;
+    once.warmup = 0;
+    once.discarded_timings = 0;
+    for (int i = 0; i < options.discarded_timings; ++i) TP_RETURN_IF_ERROR(time_runs(run, once).status());
+  }
 
   // The first timing calibrates: while it is shorter than min_repeat_ms, `number` grows (TVM's rule:
   // to the estimate that fills min_repeat_ms, at least x1.618) and it is taken again. The timing that

@@ -15,6 +15,10 @@ namespace tensorperf::measure {
 
 struct TimingOptions {
   int warmup = 1;                // untimed runs before calibrating `number`
+  // Whole timings (calibration and repeats) taken after the warm-up and thrown away: after a
+  // pause (a compile, a search computing) the first timing of a multi-threaded kernel can run many
+  // times slow on a 2-core VM (5.1 ms, then 0.18 ms, for a 0.18 ms convolution on 2 threads).
+  int discarded_timings = 0;
   int repeat = 3;                // timings reported (costs); REQUIRES: >= 1
   double min_repeat_ms = 50;     // one timing lasts at least this long
   int64_t max_number = 1 << 20;  // cap on `number` (kernels faster than min_repeat_ms / max_number)

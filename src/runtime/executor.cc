@@ -379,14 +379,13 @@ Result<double> Executor::Impl::quick_time(const kernels::Kernel& prototype, cons
   if (!instance) return Status::Internal("quick_time needs a kernel that shares its code");
   TP_ASSIGN_OR_RETURN(kernels::NativeIo io, kernels::NativeIo::prepare(*instance, w));
   // The measurement protocol's loop, short: one warm-up (packs weights), five timings of >= 2 ms.
-  // It follows a compile (seconds of one core computing, the others idle), after which a first
-  // timing can run many times slow (time_stage's note): that one is thrown away.
+  // It follows a compile (seconds of one core computing, the others idle): the first timing is
+  // thrown away (TimingOptions::discarded_timings).
   measure::TimingOptions t;
   t.repeat = 5;
   t.min_repeat_ms = 2;
-  auto run = [&] { return instance->run(io.inputs(), io.output()); };
-  TP_RETURN_IF_ERROR(measure::time_runs(run, t).status());
-  TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs(run, t));
+  t.discarded_timings = 1;
+  TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs([&] { return instance->run(io.inputs(), io.output()); }, t));
   std::sort(timing.costs.begin(), timing.costs.end());
   return timing.costs[timing.costs.size() / 2];
 }
@@ -882,13 +881,9 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
   measure::TimingOptions t;
   t.repeat = std::max(repeat, 1);
   t.min_repeat_ms = 1;
-  // After a pause (a search that computed for a while between two stages), the first timing can
-  // be many times too slow (measured on a 2-core VM: 5.1 ms, then 0.18 ms, for a 0.18 ms
-  // convolution on 2 threads, with no page faults or preemption to show for it): it warms the
-  // cores up and is thrown away. Back-to-back stages skip it.
-  if (now_s() - m.last_timed_s > kStageIdleS) {
-    TP_RETURN_IF_ERROR(measure::time_runs(once, t).status());
-  }
+  // After a pause (a search that computed for a while between two stages) the first timing is
+  // thrown away (TimingOptions::discarded_timings); back-to-back stages skip it.
+  t.discarded_timings = now_s() - m.last_timed_s > kStageIdleS ? 1 : 0;
   TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs(once, t));
   m.last_timed_s = now_s();
   std::sort(timing.costs.begin(), timing.costs.end());

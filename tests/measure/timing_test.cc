@@ -47,6 +47,19 @@ TEST(Timing, NoMinimumMeansOneRunPerTiming) {
   EXPECT_EQ(calls, 2 + 3);  // warm-up, three timings (the first needed no calibration)
 }
 
+TEST(Timing, DiscardedTimingsRunInFullAndAreNotReported) {
+  int calls = 0;
+  TimingOptions o;
+  o.repeat = 3;
+  o.min_repeat_ms = 0;
+  o.warmup = 2;
+  o.discarded_timings = 2;
+  auto t = time_runs([&] { return ++calls, Status::Ok(); }, o);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->costs.size(), 3u);
+  EXPECT_EQ(calls, 2 + 2 * 3 + 3);  // warm-up once, two whole timings thrown away, the three kept
+}
+
 TEST(Timing, CapOnNumberHoldsForVeryFastRuns) {
   TimingOptions o;
   o.min_repeat_ms = 1e6;
