@@ -31,7 +31,7 @@ struct ScheduleOptions {
   std::string strategy = "both";
   int r = 3;
   int s = 8;
-  int max_block = 32;
+  int max_block = 24;
   std::string cost = "measured";
   std::string output;
   std::string plot_spec;

@@ -48,7 +48,7 @@ struct SearchOptions {
   int r = 3;        // operators per group
   int s = 8;        // groups per stage
   int threads = 1;  // cores the stages share
-  int max_block = 32;  // operators per block (at most 64)
+  int max_block = 24;  // operators per block (at most 64)
   // Where the operators between two cuts are more than max_block, search over their chains as
   // units (op_graph.h's contract_long_chains) rather than cutting the region into many blocks.
   bool contract_chains = true;

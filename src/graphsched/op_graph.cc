@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <tuple>
 
 namespace tensorperf::graphsched {
 
@@ -38,29 +39,45 @@ Result<OpGraph> OpGraph::from_edges(int n, const std::vector<std::pair<int, int>
 
 namespace {
 
-// Edges crossing the boundary after position k of [begin, end).
-int crossing(const OpGraph& g, int begin, int end, int k) {
-  int n = 0;
-  for (int u = begin; u <= k; ++u)
-    for (int v : g.succs[u]) n += v > k && v < end;
-  return n;
-}
-
+// Cuts [begin, end) into consecutive blocks of at most max_block operators where the fewest edges
+// cross the cuts in all (the schedule cannot overlap operators across a cut; every cut costs at least
+// one edge, so blocks stay few), then into the fewest blocks, then the most even sizes. (One cut at
+// a time, each where fewest edges cross, peeled small blocks off the front of NASNet-A's cells.)
 void split(const OpGraph& g, int begin, int end, int max_block, std::vector<std::vector<int>>& out) {
-  if (end - begin <= max_block) {
+  const int n = end - begin;
+  // cross[k]: edges from [begin, begin + k) to [begin + k, end), for 0 < k < n.
+  std::vector<int> cross(n + 1, 0);
+  for (int u = begin; u < end; ++u)
+    for (int v : g.succs[u])
+      if (v < end)
+        for (int k = u - begin + 1; k <= v - begin; ++k) ++cross[k];
+  // best[j]: the best split of the first j operators, as (crossing edges, blocks, sum of squared
+  // sizes), and where its last block starts.
+  struct Split {
+    int blocks = 0;
+    int64_t crossing = 0, squares = 0;
+    int from = -1;
+    bool operator<(const Split& o) const {
+      return std::tie(crossing, blocks, squares) < std::tie(o.crossing, o.blocks, o.squares);
+    }
+  };
+  std::vector<Split> best(n + 1);
+  best[0].from = 0;
+  for (int j = 1; j <= n; ++j) {
+    for (int i = std::max(0, j - max_block); i < j; ++i) {
+      if (best[i].from < 0) continue;
+      Split c{best[i].blocks + 1, best[i].crossing + (i > 0 ? cross[i] : 0),
+              best[i].squares + int64_t{j - i} * (j - i), i};
+      if (best[j].from < 0 || c < best[j]) best[j] = c;
+    }
+  }
+  std::vector<std::vector<int>> blocks;
+  for (int j = n; j > 0; j = best[j].from) {
     std::vector<int> b;
-    for (int i = begin; i < end; ++i) b.push_back(i);
-    out.push_back(std::move(b));
-    return;
+    for (int i = best[j].from; i < j; ++i) b.push_back(begin + i);
+    blocks.push_back(std::move(b));
   }
-  int best = -1, best_cross = 0, best_dist = 0;
-  const int mid = (begin + end) / 2;
-  for (int k = begin; k < end - 1; ++k) {
-    const int c = crossing(g, begin, end, k), d = std::abs(k - mid);
-    if (best < 0 || c < best_cross || (c == best_cross && d < best_dist)) best = k, best_cross = c, best_dist = d;
-  }
-  split(g, begin, best + 1, max_block, out);
-  split(g, best + 1, end, max_block, out);
+  out.insert(out.end(), std::make_move_iterator(blocks.rbegin()), std::make_move_iterator(blocks.rend()));
 }
 
 // The ranges [begin, end) between cut operators (each ending at its cut, the last at the graph's

@@ -27,8 +27,8 @@ struct OpGraph {
 
 // Splits the operators into blocks, each a range of consecutive operators, at cut operators: an
 // operator that every earlier operator reaches and that reaches every later one (IOS's blocks). A
-// block longer than `max_block` is cut again where the fewest edges cross, as close to its middle as
-// that allows (the schedule can then no longer overlap operators across that cut).
+// range longer than `max_block` is cut into the fewest blocks that fit, where the fewest edges cross
+// the cuts (the schedule can no longer overlap operators across a cut), as evenly as that allows.
 std::vector<std::vector<int>> partition_blocks(const OpGraph& g, int max_block);
 
 // `g` with its long chains contracted, for a search that must otherwise cut wide regions into many

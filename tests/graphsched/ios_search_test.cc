@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <random>
 
 #include "graphsched/schedule_build.h"
@@ -272,6 +273,32 @@ TEST(IosSearch, BlocksCutAtOperatorsEveryPathCrosses) {
   std::vector<std::vector<int>> blocks = partition_blocks(*g, 64);
   EXPECT_EQ(blocks, (std::vector<std::vector<int>>{{0}, {1, 2, 3}, {4, 5, 6}}));
   EXPECT_EQ(partition_blocks(*g, 2).size(), 5u);  // the 3-op blocks are cut again
+}
+
+TEST(IosSearch, LongRangesAreCutIntoFewBlocksWhereFewEdgesCross) {
+  // Two interleaved chains (even and odd operators) with no cut between them: one edge of each
+  // crosses any boundary, and from operator 10 on a third edge (v -> v + 3) crosses too. Cutting at
+  // the fewest crossing edges one cut at a time peels a small block off the front; the whole range
+  // needs only ceil(100 / 32) = 4 blocks, and the first may hold the cheap boundaries without
+  // paying a block for them.
+  const int n = 100;
+  std::vector<std::pair<int, int>> edges;
+  for (int v = 0; v + 2 < n; ++v) edges.push_back({v, v + 2});
+  for (int v = 10; v + 3 < n; ++v) edges.push_back({v, v + 3});
+  Result<OpGraph> g = OpGraph::from_edges(n, edges);
+  ASSERT_TRUE(g.ok());
+  const std::vector<std::vector<int>> blocks = partition_blocks(*g, 32);
+  EXPECT_EQ(blocks.size(), 4u);
+  std::vector<int> order;
+  for (const std::vector<int>& b : blocks) {
+    EXPECT_LE(b.size(), 32u);
+    order.insert(order.end(), b.begin(), b.end());
+  }
+  std::vector<int> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  EXPECT_EQ(order, all);
+  // Of the 4-block splits, one whose first cut lies where only two edges cross (after at most 10).
+  EXPECT_LE(blocks[0].size(), 10u);
 }
 
 TEST(IosSearch, LongRegionsAreSearchedOverTheirChains) {
