@@ -138,6 +138,9 @@ void run_schedule(const ScheduleOptions& o) {
   say(fmt::format("search: {:.1f} s ({:.1f} s running stages, {:.1f} s storing them), {} stages measured, {} from "
                   "the database",
                   plan.search.search_s, plan.timing_s, plan.storing_s, plan.measured, plan.from_store));
+  if (cost == graphsched::CostKind::kPredicted)
+    say(fmt::format("predicted costs: concurrent stages pay a contention factor of {:.3f} (calibrated on greedy's stages)",
+                    scheduler->contention()));
 
   // The whole model judges (graphsched/judge.h): the sequential schedule, the found one and, for
   // `both`, the greedy baseline's (stages of more independent operators than threads, which the
