@@ -288,7 +288,7 @@ void register_schedule_command(CLI::App& app) {
   cmd->add_option("--r", o.r, "pruning: operators (chains, in regions longer than a block) per group")->check(positive())->capture_default_str();
   cmd->add_option("--s", o.s, "pruning: groups per stage (a state's wide stage of all its sinks packs them onto min(s, threads) lanes)")->check(positive())->capture_default_str();
   cmd->add_option("--max-block", o.max_block,
-                  "pruning: operators per block (a longer region between cuts is searched over its chains, and cut where the fewest edges cross if still longer; at most 64)")
+                  "pruning: operators per block (a longer region between cuts is searched over its chains, and cut into blocks where the fewest edges cross the cuts in all if still longer; at most 64)")
       ->check(CLI::Range(2, 64))
       ->capture_default_str();
   cmd->add_option("--cost", o.cost,

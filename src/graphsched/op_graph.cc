@@ -45,12 +45,13 @@ namespace {
 // a time, each where fewest edges cross, peeled small blocks off the front of NASNet-A's cells.)
 void split(const OpGraph& g, int begin, int end, int max_block, std::vector<std::vector<int>>& out) {
   const int n = end - begin;
-  // cross[k]: edges from [begin, begin + k) to [begin + k, end), for 0 < k < n.
+  // cross[k]: edges from [begin, begin + k) to [begin + k, end), for 0 < k < n (an edge u -> v
+  // crosses the boundaries after u up to v's: summed from where each starts and stops).
   std::vector<int> cross(n + 1, 0);
   for (int u = begin; u < end; ++u)
     for (int v : g.succs[u])
-      if (v < end)
-        for (int k = u - begin + 1; k <= v - begin; ++k) ++cross[k];
+      if (v < end) ++cross[u - begin + 1], --cross[v - begin + 1];
+  for (int k = 1; k <= n; ++k) cross[k] += cross[k - 1];
   // best[j]: the best split of the first j operators, as (crossing edges, blocks, sum of squared
   // sizes), and where its last block starts.
   struct Split {
@@ -65,7 +66,6 @@ void split(const OpGraph& g, int begin, int end, int max_block, std::vector<std:
   best[0].from = 0;
   for (int j = 1; j <= n; ++j) {
     for (int i = std::max(0, j - max_block); i < j; ++i) {
-      if (best[i].from < 0) continue;
       Split c{best[i].blocks + 1, best[i].crossing + (i > 0 ? cross[i] : 0),
               best[i].squares + int64_t{j - i} * (j - i), i};
       if (best[j].from < 0 || c < best[j]) best[j] = c;
