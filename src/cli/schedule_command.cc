@@ -139,8 +139,9 @@ void run_schedule(const ScheduleOptions& o) {
                   "the database",
                   plan.search.search_s, plan.timing_s, plan.storing_s, plan.measured, plan.from_store));
   if (cost == graphsched::CostKind::kPredicted)
-    say(fmt::format("predicted costs: concurrent stages pay a contention factor of {:.3f} (calibrated on greedy's stages)",
-                    scheduler->contention()));
+    say(fmt::format("predicted costs: a concurrent stage costs {:.3f} x its longest group + {:.3f} x its operators' "
+                    "serial time (fitted on {} measured concurrent stages)",
+                    scheduler->contention().scale, scheduler->contention().shared, scheduler->contention_samples()));
 
   // The whole model judges (graphsched/judge.h): the sequential schedule, the found one and, for
   // `both`, the greedy baseline's (stages of more independent operators than threads, which the

@@ -8,6 +8,11 @@
 #include "measure/timing.h"
 
 namespace tensorperf::graphsched {
+namespace {
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
 
 std::string_view cost_kind_name(CostKind k) { return k == CostKind::kMeasured ? "measured" : "predicted"; }
 
@@ -67,28 +72,49 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const ir::Graph& g, const S
   return s;
 }
 
+std::string Scheduler::stage_key(const StageChoice& c) {
+  std::string key = c.merged ? "m" : "p";
+  for (size_t k = 0; k < c.groups.size(); ++k) {
+    key += "|" + std::to_string(c.threads[k]) + ":";
+    for (int v : c.groups[k]) key += std::to_string(v) + ",";
+  }
+  return key;
+}
+
+Status Scheduler::sample_stage(const StageChoice& c, int threads) {
+  const std::string key = stage_key(c);
+  if (c.merged || c.groups.size() < 2 || sampled_.count(key)) return Status::Ok();
+  ComposedStageCost terms([this](int op, int t) { return measured_->op_cost(op, t); }, Contention{}, 0.0, threads);
+  TP_ASSIGN_OR_RETURN(ContentionSample s, terms.terms(c));
+  TP_ASSIGN_OR_RETURN(s.measured_s, (*measured_)(c));
+  samples_.push_back(s);
+  sampled_[key] = s.measured_s;
+  return Status::Ok();
+}
+
 Status Scheduler::calibrate_contention(int threads) {
-  if (options_.contention > 0) return Status::Ok();
+  if (calibrated_threads_ == threads) return Status::Ok();
+  samples_.clear();
+  sampled_.clear();
+  calibrated_threads_ = threads;
   auto op_cost = [this](int op, int t) { return measured_->op_cost(op, t); };
-  ComposedStageCost alone(op_cost, 1.0, 0.0);
+  ComposedStageCost alone(op_cost, Contention{}, 0.0, threads);
   SearchOptions greedy;
   greedy.strategy = Strategy::kGreedy;
   greedy.threads = threads;
   TP_ASSIGN_OR_RETURN(SearchResult r,
                       schedule_graph(ops_, greedy, [&](const StageChoice& c) { return alone(c); }, {}, op_cost));
-  std::vector<double> ratios;
   for (const StageChoice& c : r.stages) {
-    if (c.groups.size() < 2 || ratios.size() >= 8) continue;
-    TP_ASSIGN_OR_RETURN(double composed, alone(c));
-    TP_ASSIGN_OR_RETURN(double measured, (*measured_)(c));
-    if (composed > 0) ratios.push_back(measured / composed);
+    if (c.groups.size() < 2) continue;
+    TP_RETURN_IF_ERROR(sample_stage(c, threads));
+    if (samples_.size() >= 8) break;
   }
-  std::sort(ratios.begin(), ratios.end());
-  options_.contention = ratios.empty() ? 1.0 : std::max(1.0, ratios[ratios.size() / 2]);
+  contention_ = fit_contention(samples_);
   return Status::Ok();
 }
 
 Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
+  const double t0 = now_s();  // the search's time includes calibrating and checking the model
   const int64_t measured0 = measured_->measured(), stored0 = measured_->from_store();
   const double timing0 = measured_->timing_s(), storing0 = measured_->storing_s();
   auto can_merge = [this](const std::vector<int>& members) {
@@ -104,22 +130,41 @@ Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
     fn = [this](const StageChoice& c) { return (*measured_)(c); };
     // Branch and bound: a stage takes at least about as long as its longest group's operators
     // alone (10% margin for operators that run faster back to back than alone).
-    alone = std::make_unique<ComposedStageCost>(op_cost, 1.0, 0.0);
+    alone = std::make_unique<ComposedStageCost>(op_cost, Contention{}, 0.0, search.threads);
     bound = [&alone](const StageChoice& c) -> Result<double> {
       TP_ASSIGN_OR_RETURN(double s, (*alone)(c));
       return 0.9 * s;
     };
   } else {
     TP_RETURN_IF_ERROR(calibrate_contention(search.threads));
+  }
+  auto predicted = [&]() {
     composed = std::make_unique<ComposedStageCost>(
-        op_cost, options_.contention, options_.barrier_s,
+        op_cost, contention_, options_.barrier_s, search.threads,
         [this](const std::vector<int>& members, int threads) {
           return (*measured_)(StageChoice{{members}, {threads}, true});
         });
-    fn = [&composed](const StageChoice& c) { return (*composed)(c); };
-  }
+    return [this, &composed](const StageChoice& c) -> Result<double> {
+      if (auto it = sampled_.find(stage_key(c)); it != sampled_.end()) return it->second;
+      return (*composed)(c);
+    };
+  };
+  if (cost == CostKind::kPredicted) fn = predicted();
   Plan plan;
   TP_ASSIGN_OR_RETURN(plan.search, schedule_graph(ops_, search, fn, can_merge, op_cost, bound));
+  for (int round = 0; cost == CostKind::kPredicted && round < options_.verify_rounds; ++round) {
+    // Measure the found schedule's concurrent stages the model has not seen, refit, search again.
+    const size_t before = samples_.size();
+    for (const StageChoice& c : plan.search.stages) {
+      if (samples_.size() - before >= static_cast<size_t>(options_.verify_stages)) break;
+      TP_RETURN_IF_ERROR(sample_stage(c, search.threads));
+    }
+    if (samples_.size() == before) break;
+    contention_ = fit_contention(samples_);
+    fn = predicted();
+    TP_ASSIGN_OR_RETURN(plan.search, schedule_graph(ops_, search, fn, can_merge, op_cost, bound));
+  }
+  plan.search.search_s = now_s() - t0;
   for (int v = 0; v < ops_.size(); ++v) {
     TP_ASSIGN_OR_RETURN(double s, fn(StageChoice{{{v}}, {search.threads}, false}));
     plan.sequential_estimate_s += s;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,10 +32,14 @@ struct SchedulerOptions {
   runtime::ExecutorOptions executor;
   std::string model;  // for the schedule file
   int stage_repeat = 3;
-  // Predicted costs: the factor concurrent groups pay (memory bandwidth and caches they share; 0:
-  // calibrated on first use, the median ratio of measured to composed cost over up to 8 concurrent
-  // stages of the greedy schedule), and each stage's barrier.
-  double contention = 0;
+  // Predicted costs: how concurrent groups slow each other down (stage_cost.h's Contention), fitted
+  // on every concurrent stage this scheduler measured for it: first up to 8 of the greedy
+  // schedule's; then, after each predicted-cost search, the concurrent stages of the schedule it
+  // found that were not measured yet (up to `verify_stages` per round, `verify_rounds` rounds). A
+  // stage measured so costs what it measured in the following searches, so the search cannot keep
+  // a stage the model got wrong; a round that finds nothing new ends it. Each stage's barrier.
+  int verify_rounds = 1;
+  int verify_stages = 24;
   double barrier_s = 5e-6;
 };
 
@@ -54,14 +59,21 @@ class Scheduler {
 
   Result<Plan> plan(const SearchOptions& search, CostKind cost);
   const OpGraph& ops() const { return ops_; }
-  double contention() const { return options_.contention; }
+  // The contention model the last predicted-cost search used, and the concurrent stages it was fitted on.
+  Contention contention() const { return contention_; }
+  size_t contention_samples() const { return samples_.size(); }
   // Seconds of operator `op` alone on `threads` threads (measured once, then from the database).
   Result<double> op_cost(int op, int threads) { return measured_->op_cost(op, threads); }
+  // Seconds of stage `c` run on its own (measured once, then from the database).
+  Result<double> stage_cost(const StageChoice& c) { return (*measured_)(c); }
 
  private:
   Scheduler() = default;
   class MergeTimer;
   Status calibrate_contention(int threads);
+  // Measures concurrent stage `c` for the contention model (once): a sample, and a known cost.
+  Status sample_stage(const StageChoice& c, int threads);
+  static std::string stage_key(const StageChoice& c);
 
   SchedulerOptions options_;
   ir::Graph graph_;
@@ -70,6 +82,10 @@ class Scheduler {
   std::unique_ptr<MergePlanner> merges_;
   std::unique_ptr<MergeTimer> merge_timer_;
   std::unique_ptr<MeasuredStageCost> measured_;
+  Contention contention_;
+  std::vector<ContentionSample> samples_;
+  std::map<std::string, double> sampled_;  // stage_key -> measured seconds
+  int calibrated_threads_ = 0;
 };
 
 // Loads `g` to run with `s`: checks that `s` was made for `g`, applies its merges (the executor's

@@ -90,9 +90,70 @@ Result<double> MeasuredStageCost::op_cost(int op, int threads) {
   return (*this)(StageChoice{{{op}}, {threads}, false});
 }
 
-ComposedStageCost::ComposedStageCost(OpCost op_cost, double contention, double barrier_s, MergedCost merged_cost)
+Contention fit_contention(const std::vector<ContentionSample>& samples) {
+  // Least squares on x = longest/measured, y = serial/measured against 1: minimise
+  // sum (scale x + shared y - 1)^2.
+  double xx = 0, xy = 0, yy = 0, x1 = 0, y1 = 0;
+  int n = 0;
+  for (const ContentionSample& s : samples) {
+    if (!(s.measured_s > 0) || !(s.longest_s > 0)) continue;
+    const double x = s.longest_s / s.measured_s, y = std::max(0.0, s.serial_s) / s.measured_s;
+    xx += x * x, xy += x * y, yy += y * y, x1 += x, y1 += y;
+    ++n;
+  }
+  if (n == 0) return Contention{};
+  Contention c;
+  const double det = xx * yy - xy * xy;
+  if (n >= 2 && det > 1e-12 * xx * yy) {
+    c.scale = (x1 * yy - y1 * xy) / det;
+    c.shared = (y1 * xx - x1 * xy) / det;
+  } else {
+    c.shared = -1;
+  }
+  if (c.shared < 0 || c.scale <= 0) {  // one term only: the longest group scaled
+    c.scale = x1 / xx;
+    c.shared = 0;
+  }
+  return c;
+}
+
+ComposedStageCost::ComposedStageCost(OpCost op_cost, Contention contention, double barrier_s, int threads,
+                                     MergedCost merged_cost)
     : op_cost_(std::move(op_cost)), merged_cost_(std::move(merged_cost)), contention_(contention),
-      barrier_s_(barrier_s) {}
+      barrier_s_(barrier_s), threads_(threads) {}
+
+Result<double> ComposedStageCost::cost(int op, int threads) {
+  auto key = std::make_pair(op, threads);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) {
+    TP_ASSIGN_OR_RETURN(double s, op_cost_(op, threads));
+    it = cache_.emplace(key, s).first;
+  }
+  return it->second;
+}
+
+Result<ContentionSample> ComposedStageCost::terms(const StageChoice& c) {
+  ContentionSample s;
+  for (size_t k = 0; k < c.groups.size(); ++k) {
+    const int n = c.threads[k];
+    double sum = 0;
+    for (int v : c.groups[k]) {
+      TP_ASSIGN_OR_RETURN(double tn, cost(v, n));
+      sum += tn;
+      if (c.groups.size() < 2) continue;
+      // Amdahl: t(p) = serial + parallel / p, from t(n) and t(threads).
+      double serial = tn;
+      if (n < threads_) {
+        TP_ASSIGN_OR_RETURN(double tt, cost(v, threads_));
+        const double parallel = (tn - tt) * n * threads_ / (threads_ - n);
+        serial = std::clamp(tt - parallel / threads_, 0.0, tn);
+      }
+      s.serial_s += serial;
+    }
+    s.longest_s = std::max(s.longest_s, sum);
+  }
+  return s;
+}
 
 Result<double> ComposedStageCost::operator()(const StageChoice& c) {
   if (c.merged) {
@@ -100,21 +161,9 @@ Result<double> ComposedStageCost::operator()(const StageChoice& c) {
     TP_ASSIGN_OR_RETURN(double s, merged_cost_(c.groups[0], c.threads[0]));
     return s + barrier_s_;
   }
-  double longest = 0;
-  for (size_t k = 0; k < c.groups.size(); ++k) {
-    double sum = 0;
-    for (int v : c.groups[k]) {
-      auto key = std::make_pair(v, c.threads[k]);
-      auto it = cache_.find(key);
-      if (it == cache_.end()) {
-        TP_ASSIGN_OR_RETURN(double s, op_cost_(v, c.threads[k]));
-        it = cache_.emplace(key, s).first;
-      }
-      sum += it->second;
-    }
-    longest = std::max(longest, sum);
-  }
-  return longest * (c.groups.size() > 1 ? contention_ : 1.0) + barrier_s_;
+  TP_ASSIGN_OR_RETURN(ContentionSample s, terms(c));
+  if (c.groups.size() < 2) return s.longest_s + barrier_s_;
+  return contention_.scale * s.longest_s + contention_.shared * s.serial_s + barrier_s_;
 }
 
 }  // namespace tensorperf::graphsched

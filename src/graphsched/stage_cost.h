@@ -6,9 +6,10 @@
 //   its groups' threads and each operator's workload, provider and config; provider "graphsched"),
 //   so a later search of the same stages on the same device measures nothing.
 // predicted: a stage's cost composed from its operators' costs alone: the longest group's sum at
-//   that group's threads, times a contention factor for groups that share the memory system, plus
-//   a barrier. Operators' costs come from single-operator measurements (cached like stages), i.e.
-//   one measurement per operator and thread count instead of one per candidate stage.
+//   that group's threads, scaled, plus a share of the serial time of all the stage's operators for
+//   groups that share the memory system (Contention below), plus a barrier. Operators' costs come
+//   from single-operator measurements (cached like stages), i.e. one measurement per operator and
+//   thread count instead of one per candidate stage.
 #pragma once
 
 #include <map>
@@ -64,21 +65,49 @@ class MeasuredStageCost {
   std::unordered_map<std::string, double> known_;  // by stage workload key: what the store holds
 };
 
-// Stage costs composed from operator costs (see above). `contention` is the factor a stage of
-// several groups pays on its longest group (1: none); `barrier_s` is added to every stage. A merged
-// stage costs what `merged_cost` says (the merged kernel alone); without it merging is not offered.
+// How much the groups of a concurrent stage slow each other down (predicted costs). A stage of
+// several groups costs `scale` times its longest group (each group its operators' times at its own
+// threads) plus `shared` times the serial time of all its operators: the part of an operator's time
+// that more threads do not shorten (Amdahl's law fitted on its time at its group's threads and at
+// all the threads), which is what memory-bound operators spend on the memory system the groups
+// share. Operators that scale well barely slow their neighbours; ones that do not, do.
+struct Contention {
+  double scale = 1.0;
+  double shared = 0.0;
+};
+
+// One concurrent stage as the contention model sees it, with what it measured.
+struct ContentionSample {
+  double longest_s = 0;  // the longest group's operators alone, at the group's threads
+  double serial_s = 0;   // the serial time of all its operators (see Contention)
+  double measured_s = 0;
+};
+
+// The Contention that fits `samples` best in relative error (least squares on predicted/measured -
+// 1, both terms non-negative); {1, 0} without samples.
+Contention fit_contention(const std::vector<ContentionSample>& samples);
+
+// Stage costs composed from operator costs (see above and Contention); `threads` are the cores all
+// the stages share, `barrier_s` is added to every stage. A merged stage costs what `merged_cost`
+// says (the merged kernel alone); without it merging is not offered.
 class ComposedStageCost {
  public:
   using OpCost = std::function<Result<double>(int op, int threads)>;
   using MergedCost = std::function<Result<double>(const std::vector<int>& ops, int threads)>;
-  ComposedStageCost(OpCost op_cost, double contention, double barrier_s, MergedCost merged_cost = {});
+  ComposedStageCost(OpCost op_cost, Contention contention, double barrier_s, int threads, MergedCost merged_cost = {});
   Result<double> operator()(const StageChoice& c);
+  // The two terms of a concurrent (not merged) stage's cost, as a sample without its measurement.
+  Result<ContentionSample> terms(const StageChoice& c);
 
  private:
+  Result<double> cost(int op, int threads);
+
   OpCost op_cost_;
   MergedCost merged_cost_;
   std::map<std::pair<int, int>, double> cache_;
-  double contention_, barrier_s_;
+  Contention contention_;
+  double barrier_s_;
+  int threads_;
 };
 
 }  // namespace tensorperf::graphsched

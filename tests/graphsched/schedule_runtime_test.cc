@@ -334,5 +334,50 @@ TEST_F(TempDb, MeasuredSearchCachesStagesInTheDatabaseAndItsScheduleRuns) {
   EXPECT_NE(other.status().message().find("another graph"), std::string::npos) << other.status().message();
 }
 
+TEST_F(TempDb, PredictedSearchMeasuresTheConcurrentStagesItPicksUntilItsScheduleIsChecked) {
+  const ir::Graph g = model("squeezenet1_1", 64);
+  Result<std::unique_ptr<db::RecordStore>> opened = db::open_store(path_, db::OpenMode::kCreate);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  SchedulerOptions so;
+  so.executor = options(runtime::ConfigPolicy::kOnednn);
+  so.executor.store = opened->get();
+  so.stage_repeat = 2;
+  so.verify_rounds = 16;  // until a round finds nothing new
+  Result<std::unique_ptr<Scheduler>> scheduler = Scheduler::create(g, so);
+  ASSERT_TRUE(scheduler.ok()) << scheduler.status().message();
+  SearchOptions search;
+  search.strategy = Strategy::kParallel;
+  search.threads = 2;
+  Result<Plan> first = (*scheduler)->plan(search, CostKind::kPredicted);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_GT(first->measured, 0);  // operators alone, and the stages the contention model was fitted on
+  EXPECT_GT((*scheduler)->contention_samples(), 0u) << "squeezenet's fire modules have concurrent stages";
+  EXPECT_GT((*scheduler)->contention().scale, 0.0);
+  EXPECT_GE((*scheduler)->contention().shared, 0.0);
+  // Every concurrent stage of the schedule was measured, and costs what it measured: a second search
+  // finds nothing new to check.
+  int concurrent = 0;
+  for (const StageChoice& c : first->search.stages) {
+    if (c.groups.size() < 2) continue;
+    ++concurrent;
+    Result<double> measured = (*scheduler)->stage_cost(c);
+    ASSERT_TRUE(measured.ok()) << measured.status().message();
+    EXPECT_DOUBLE_EQ(c.cost_s, *measured);
+  }
+  EXPECT_GT(concurrent, 0);
+  const size_t samples = (*scheduler)->contention_samples();
+  Result<Plan> second = (*scheduler)->plan(search, CostKind::kPredicted);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(second->measured, 0);
+  EXPECT_EQ((*scheduler)->contention_samples(), samples);
+  EXPECT_NEAR(second->search.cost_s, first->search.cost_s, 1e-12);
+  // The schedule runs and computes what the sequential run does.
+  runtime::ExecutorOptions o = options();
+  Result<std::unique_ptr<runtime::Executor>> scheduled = load_scheduled(g, first->schedule, o);
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status().message();
+  auto sequential = load(g, o);
+  EXPECT_LT(max_relative_difference(run(*sequential), run(**scheduled)), 1e-5);
+}
+
 }  // namespace
 }  // namespace tensorperf::graphsched
