@@ -3,11 +3,12 @@
 
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
         [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
-        [--ort node|python] [--no-ort]
+        [--ort node|python] [--no-ort] [--warm-stages]
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
-measures nothing), IOS-both with predicted (composed) costs, and `chosen`: what `tensorperf schedule
+measures nothing; stages are timed cold, their data evicted from the caches first, unless
+--warm-stages), IOS-both with predicted (composed) costs, and `chosen`: what `tensorperf schedule
 --strategy both` writes, the fastest on the whole model of the sequential, IOS-both and greedy
 schedules; it times every schedule in --rounds interleaved rounds (medians); the schedules go to
 --schedules. The specialisation check of the IOS paper runs each batch's IOS-both schedule at the
@@ -49,6 +50,8 @@ def runner(a, model, batch, extra=(), time_only=False):
         argv += ["--extra", e]
     if time_only:
         argv.append("--time-only")
+    if a.warm_stages:
+        argv.append("--warm-stages")
     out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -85,6 +88,8 @@ def main():
     ap.add_argument("--schedules", default=os.path.join(ROOT, "build/ios_schedules"),
                     help="where the searched schedules are written (one JSON per network, batch and strategy)")
     ap.add_argument("--no-ort", action="store_true")
+    ap.add_argument("--warm-stages", action="store_true",
+                    help="time stages with their data left in the caches (default: evicted first, as in a whole run)")
     ap.add_argument("--ort", choices=["node", "python"], default="node",
                     help="ONNX Runtime peer: npm's onnxruntime-node (default) or Python's onnxruntime package")
     ap.add_argument("--from-json", default="", help="print the table of a saved ios.json instead of measuring")

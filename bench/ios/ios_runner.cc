@@ -2,7 +2,7 @@
 // part of bench/ios/ios_bench.py.
 //
 //   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--rounds 7] [--seconds 1]
-//              [--configs onednn|db] [--save-dir DIR] [--extra NAME=FILE ...] [--time-only]
+//              [--configs onednn|db] [--save-dir DIR] [--extra NAME=FILE ...] [--time-only] [--warm-stages]
 //
 // Searches sequential, greedy, IOS-merge, IOS-parallel and IOS-both with measured stage costs (one
 // Scheduler: what one search measured, the next finds in the database), and IOS-both with predicted
@@ -66,10 +66,11 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--rounds", "7"}, {"--seconds", "1"},
                                           {"--configs", "onednn"}, {"--threads", "2"}, {"--batch", "1"}};
   std::vector<std::string> extras;
-  bool time_only = false;
+  bool time_only = false, warm_stages = false;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--time-only") time_only = true;
+    else if (k == "--warm-stages") warm_stages = true;
     else if (i + 1 >= argc) return fail("missing a value after " + k);
     else if (k == "--extra") extras.push_back(argv[++i]);
     else a[k] = argv[++i];
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
   so.executor.target = device->target;
   so.executor.threads = threads;
   so.executor.seed = 1;
+  so.cold_stages = !warm_stages;
   std::fprintf(stderr, "%s b%lld: loading\n", so.model.c_str(), static_cast<long long>(mo.batch));
   Result<std::unique_ptr<graphsched::Scheduler>> scheduler = graphsched::Scheduler::create(*g, so);
   if (!scheduler.ok()) return fail(scheduler.status().message());

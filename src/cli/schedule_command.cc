@@ -36,6 +36,7 @@ struct ScheduleOptions {
   std::string output;
   std::string plot_spec;
   bool keep_slower = false;
+  bool warm_stages = false;
   std::string db = "tensorperf.db";
   std::string configs = "db";
   int repeat = 20;
@@ -123,6 +124,7 @@ void run_schedule(const ScheduleOptions& o) {
   so.executor.target = device.target;
   so.executor.threads = device.threads;
   so.executor.seed = o.source.seed;
+  so.cold_stages = !o.warm_stages;
   so.executor.progress = say;
   say("loading the profiling executor");
   std::unique_ptr<graphsched::Scheduler> scheduler = check(graphsched::Scheduler::create(g, so));
@@ -298,6 +300,9 @@ void register_schedule_command(CLI::App& app) {
       ->check(CLI::IsMember({"measured", "predicted"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the schedule (JSON) for `tensorperf run --schedule`");
+  cmd->add_flag("--warm-stages", o.warm_stages,
+                "time stages and operators with their data left in the caches by the previous run (by default each "
+                "timing starts with the stage's inputs and outputs evicted, as in a whole run at a large batch)");
   cmd->add_flag("--keep-slower", o.keep_slower,
                 "write the found schedule whatever the final check on the whole model says (by default it writes the "
                 "sequential one unless a candidate clearly beat it: the found one; for --strategy both also greedy's, "

@@ -41,6 +41,12 @@ class Scheduler::MergeTimer : public MergedStageTimer {
     measure::TimingOptions t;
     t.repeat = std::max(o_.stage_repeat, 1);
     t.min_repeat_ms = 1;
+    if (o_.cold_stages)  // as MeasuredStageCost's other stages: the shared input and the outputs evicted
+      t.before_timing = [&e] {
+        for (size_t i = 0; i < e->num_inputs(); ++i) measure::evict(e->input(i).bytes(), e->input(i).type().num_bytes());
+        for (size_t i = 0; i < e->num_outputs(); ++i)
+          measure::evict(e->output(i).bytes(), e->output(i).type().num_bytes());
+      };
     TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs([&] { return e->run(); }, t));
     std::sort(timing.costs.begin(), timing.costs.end());
     return timing.costs[timing.costs.size() / 2];
@@ -68,7 +74,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const ir::Graph& g, const S
   s->merge_timer_ = std::make_unique<MergeTimer>(s->ops_, *s->merges_, s->options_);
   s->measured_ = std::make_unique<MeasuredStageCost>(*s->profiling_, s->ops_, s->options_.executor.store,
                                                      s->options_.executor.device_key, s->options_.executor.target,
-                                                     s->merge_timer_.get(), s->options_.stage_repeat);
+                                                     s->merge_timer_.get(), s->options_.stage_repeat,
+                                                     s->options_.cold_stages);
   return s;
 }
 

@@ -32,6 +32,11 @@ struct SchedulerOptions {
   runtime::ExecutorOptions executor;
   std::string model;  // for the schedule file
   int stage_repeat = 3;
+  // Stages (and operators alone) are timed cold: their inputs and outputs evicted from the caches
+  // before each timing (Executor::time_stage), as in a whole run at a large batch, where an
+  // operator's input was written many operators ago and its output lands in memory that is not in
+  // a cache. Warm timings (false) underestimate such runs, and most what concurrency gains.
+  bool cold_stages = true;
   // Predicted costs: how concurrent groups slow each other down (stage_cost.h's Contention), fitted
   // on every concurrent stage this scheduler measured for it: first up to 8 of the greedy
   // schedule's; then, after each predicted-cost search, the concurrent stages of the schedule it

@@ -16,9 +16,10 @@ double now_s() {
 }  // namespace
 
 MeasuredStageCost::MeasuredStageCost(runtime::Executor& profiling, const OpGraph& g, db::RecordStore* store,
-                                     std::string device_key, std::string target, MergedStageTimer* merged, int repeat)
+                                     std::string device_key, std::string target, MergedStageTimer* merged, int repeat,
+                                     bool cold)
     : profiling_(profiling), g_(g), store_(store), device_key_(std::move(device_key)), target_(std::move(target)),
-      merged_(merged), repeat_(repeat) {}
+      merged_(merged), repeat_(repeat), cold_(cold) {}
 
 std::string MeasuredStageCost::content_key(const StageChoice& c) const {
   // What runs, not where in which model: the same stage of another model shares the record.
@@ -33,7 +34,9 @@ std::string MeasuredStageCost::content_key(const StageChoice& c) const {
     }
     groups.push_back({{"threads", c.threads[k]}, {"ops", ops}});
   }
-  return nlohmann::json{{"merged", c.merged}, {"groups", groups}}.dump();
+  nlohmann::json key{{"merged", c.merged}, {"groups", groups}};
+  if (cold_) key["cold"] = true;
+  return key.dump();
 }
 
 Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
@@ -50,7 +53,7 @@ Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
     if (merged_ == nullptr) return Status::Unsupported("merged stages cannot be measured here");
     TP_ASSIGN_OR_RETURN(seconds, merged_->time_merged(c.groups[0], c.threads[0]));
   } else {
-    TP_ASSIGN_OR_RETURN(seconds, profiling_.time_stage(c.groups, c.threads, repeat_));
+    TP_ASSIGN_OR_RETURN(seconds, profiling_.time_stage(c.groups, c.threads, repeat_, cold_));
   }
   ++measured_;
   const double t1 = now_s();

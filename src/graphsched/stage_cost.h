@@ -35,9 +35,11 @@ class MergedStageTimer {
 class MeasuredStageCost {
  public:
   // `profiling` must be loaded with reuse_memory = false over the graph `g` was made from. `store`
-  // (may be null) caches measurements; `merged` (may be null) times merged stages.
+  // (may be null) caches measurements; `merged` (may be null) times merged stages. `cold`: stages
+  // are timed with their inputs and outputs evicted from the caches first (Executor::time_stage),
+  // and their records say so (other records than warm timings of the same stage).
   MeasuredStageCost(runtime::Executor& profiling, const OpGraph& g, db::RecordStore* store, std::string device_key,
-                    std::string target, MergedStageTimer* merged = nullptr, int repeat = 5);
+                    std::string target, MergedStageTimer* merged = nullptr, int repeat = 5, bool cold = false);
 
   Result<double> operator()(const StageChoice& c);
   // Seconds of operator `op` alone on `threads` threads.
@@ -59,6 +61,7 @@ class MeasuredStageCost {
   std::string device_key_, target_;
   MergedStageTimer* merged_;
   int repeat_;
+  bool cold_;
   int64_t measured_ = 0, from_store_ = 0;
   double timing_s_ = 0, storing_s_ = 0;
   bool loaded_ = false;

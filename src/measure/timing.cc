@@ -7,8 +7,28 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
 namespace tensorperf::measure {
 namespace {
+
+#if defined(__x86_64__)
+bool has_clflushopt() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 23)) != 0;
+}
+
+__attribute__((target("clflushopt"))) void evict_lines_opt(const char* p, const char* end) {
+  for (; p < end; p += 64) _mm_clflushopt(const_cast<char*>(p));
+}
+
+void evict_lines(const char* p, const char* end) {
+  for (; p < end; p += 64) _mm_clflush(p);
+}
+#endif
 
 using Clock = std::chrono::steady_clock;
 
@@ -56,6 +76,7 @@ Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions
   for (int r = 0; r < options.repeat; ++r) {
     while (true) {
       if (options.flush_cache) flush_caches(flush_bytes);
+      if (options.before_timing) options.before_timing();
       TP_ASSIGN_OR_RETURN(double per_run, time_number(run, t.number));
       bool long_enough = per_run * static_cast<double>(t.number) >= min_s || t.number >= options.max_number;
       if (r > 0 || long_enough) {
@@ -68,6 +89,21 @@ Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions
     }
   }
   return t;
+}
+
+void evict(const void* data, int64_t bytes) {
+#if defined(__x86_64__)
+  if (data == nullptr || bytes <= 0) return;
+  static const bool opt = has_clflushopt();
+  const char* begin = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(data) & ~uintptr_t{63});
+  const char* end = static_cast<const char*>(data) + bytes;
+  if (opt) evict_lines_opt(begin, end);
+  else evict_lines(begin, end);
+  _mm_mfence();
+#else
+  (void)data;
+  (void)bytes;
+#endif
 }
 
 }  // namespace tensorperf::measure

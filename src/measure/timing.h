@@ -24,7 +24,15 @@ struct TimingOptions {
   int64_t max_number = 1 << 20;  // cap on `number` (kernels faster than min_repeat_ms / max_number)
   bool flush_cache = false;      // write a buffer larger than the last-level cache before each timing
   int64_t flush_bytes = 0;       // size of that buffer; 0: 2x the L3 (sysconf), capped at 256 MiB
+  // Called before each timing (after the flush, if any): e.g. evict() of the data being timed.
+  std::function<void()> before_timing;
 };
+
+// Evicts the cache lines of [data, data + bytes) from every cache level (CLFLUSHOPT where the CPU
+// has it, else CLFLUSH; nothing off x86), so that the next run reads them from memory, as an
+// operator of a model reads inputs written long before. Cheaper and more exact than a flush
+// buffer, whose size must exceed a last-level cache that virtual machines misreport.
+void evict(const void* data, int64_t bytes);
 
 struct Timing {
   std::vector<double> costs;  // seconds per run, one per repeat

@@ -849,7 +849,7 @@ Status Executor::run() {
 }
 
 Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups, const std::vector<int>& threads,
-                                    int repeat) {
+                                    int repeat, bool cold) {
   Impl& m = *impl_;
   if (m.options.reuse_memory)
     return Status::InvalidArgument("time_stage needs an executor loaded with reuse_memory = false");
@@ -884,6 +884,16 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
   // After a pause (a search that computed for a while between two stages) the first timing is
   // thrown away (TimingOptions::discarded_timings); back-to-back stages skip it.
   t.discarded_timings = now_s() - m.last_timed_s > kStageIdleS ? 1 : 0;
+  if (cold)
+    t.before_timing = [&plan] {
+      for (const auto& group : plan)
+        for (const auto& [s, kernel] : group) {
+          for (const HostTensor* in : s->inputs)
+            if (in != nullptr) measure::evict(in->bytes(), in->type().num_bytes());
+          for (const HostTensor* out : s->outputs)
+            if (out != nullptr) measure::evict(out->bytes(), out->type().num_bytes());
+        }
+    };
   TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs(once, t));
   m.last_timed_s = now_s();
   std::sort(timing.costs.begin(), timing.costs.end());

@@ -98,9 +98,11 @@ class Executor {
   // Median seconds of `repeat` runs of a stage: groups[k] (step indices, run in order) on
   // threads[k] threads, the groups at once. Kernels for a thread count other than the executor's
   // compile on first use (not timed; a warm-up run packs their weights). REQUIRES: loaded with
-  // reuse_memory = false (else concurrent steps could share memory).
+  // reuse_memory = false (else concurrent steps could share memory). `cold`: each timing starts
+  // with the steps' inputs and outputs evicted from the caches (measure::evict), as in a whole run
+  // where they were written long before; a timing of one run each when a run lasts 1 ms or more.
   Result<double> time_stage(const std::vector<std::vector<int>>& groups, const std::vector<int>& threads,
-                            int repeat = 5);
+                            int repeat = 5, bool cold = false);
   int64_t arena_bytes() const;  // peak activation memory (the arena, graph inputs included)
   int64_t naive_bytes() const;  // every activation in a buffer of its own
   int compiled_kernels() const;  // distinct (workload, config) compiles

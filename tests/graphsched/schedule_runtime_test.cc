@@ -379,5 +379,31 @@ TEST_F(TempDb, PredictedSearchMeasuresTheConcurrentStagesItPicksUntilItsSchedule
   EXPECT_LT(max_relative_difference(run(*sequential), run(**scheduled)), 1e-5);
 }
 
+TEST_F(TempDb, ColdAndWarmStageTimingsAreDifferentRecords) {
+  const ir::Graph g = model("squeezenet1_1", 64);
+  Result<std::unique_ptr<db::RecordStore>> opened = db::open_store(path_, db::OpenMode::kCreate);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  SearchOptions search;
+  search.strategy = Strategy::kSequential;
+  search.threads = 2;
+  std::vector<int64_t> measured;
+  for (bool cold : {true, true, false}) {
+    SchedulerOptions so;
+    so.executor = options(runtime::ConfigPolicy::kOnednn);
+    so.executor.store = opened->get();
+    so.stage_repeat = 1;
+    so.cold_stages = cold;
+    Result<std::unique_ptr<Scheduler>> scheduler = Scheduler::create(g, so);
+    ASSERT_TRUE(scheduler.ok()) << scheduler.status().message();
+    Result<Plan> plan = (*scheduler)->plan(search, CostKind::kMeasured);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_GT(plan->search.cost_s, 0);
+    measured.push_back(plan->measured);
+  }
+  EXPECT_GT(measured[0], 0);
+  EXPECT_EQ(measured[1], 0) << "cold timings are found again";
+  EXPECT_EQ(measured[2], measured[0]) << "warm timings are not cold ones";
+}
+
 }  // namespace
 }  // namespace tensorperf::graphsched
