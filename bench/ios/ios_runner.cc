@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/steady_time.h"
 #include "db/record_store.h"
 #include "graphsched/judge.h"
 #include "graphsched/scheduler.h"
@@ -41,9 +42,6 @@ int fail(const std::string& msg) {
   return 1;
 }
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -125,13 +123,13 @@ int main(int argc, char** argv) {
     search.threads = threads;
     search.r = std::stoi(a["--r"]);
     search.s = std::stoi(a["--s"]);
-    const double t0 = now_s();
+    const double t0 = steady_seconds();
     Result<graphsched::Plan> plan = (*scheduler)->plan(search, s.cost);
     if (!plan.ok()) return fail(s.name + ": " + plan.status().message());
     Variant v;
     v.name = s.name;
     v.schedule = plan->schedule;
-    v.search_s = now_s() - t0;
+    v.search_s = steady_seconds() - t0;
     v.estimated_ms = plan->search.cost_s * 1e3;
     v.measured = plan->measured;
     std::fprintf(stderr, "%s b%lld: %s searched in %.1f s (%lld stages measured), estimate %.3f ms\n", so.model.c_str(),
@@ -162,17 +160,17 @@ int main(int argc, char** argv) {
     graphsched::JudgeOptions jo;
     jo.rounds = 5;  // as `tensorperf schedule`: 3 rounds picked by noise between close candidates
     jo.runs_per_round = 3;
-    const double t0 = now_s();
+    const double t0 = steady_seconds();
     Result<graphsched::Verdict> verdict = graphsched::judge_schedules(*g, candidates, jo_exec, jo);
     if (!verdict.ok()) return fail("judging: " + verdict.status().message());
     Variant v;
     v.name = "chosen";
     v.schedule = candidates[verdict->best].schedule;
-    v.search_s = searched_s + (now_s() - t0);
+    v.search_s = searched_s + (steady_seconds() - t0);
     v.measured = measured;
     v.chosen_from = candidates[verdict->best].name;
     std::fprintf(stderr, "%s b%lld: the whole model chose %s (judged in %.1f s)\n", so.model.c_str(),
-                 static_cast<long long>(mo.batch), v.chosen_from.c_str(), now_s() - t0);
+                 static_cast<long long>(mo.batch), v.chosen_from.c_str(), steady_seconds() - t0);
     variants.push_back(std::move(v));
   }
   for (const std::string& e : extras) {
@@ -220,12 +218,12 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < variants.size(); ++k) {
       Variant& v = variants[(k + r) % variants.size()];
       std::vector<double> runs;
-      const double start = now_s();
-      while (runs.size() < 3 || (now_s() - start < seconds && runs.size() < 1000)) {
-        const double t0 = now_s();
+      const double start = steady_seconds();
+      while (runs.size() < 3 || (steady_seconds() - start < seconds && runs.size() < 1000)) {
+        const double t0 = steady_seconds();
         Status st = v.executor->run();
         if (!st.ok()) return fail(v.name + ": " + st.message());
-        runs.push_back((now_s() - t0) * 1e3);
+        runs.push_back((steady_seconds() - t0) * 1e3);
       }
       v.rounds_ms.push_back(median(runs));
     }

@@ -1,3 +1,4 @@
+#include "base/steady_time.h"
 #include "graphsched/ios_search.h"
 
 #include <algorithm>
@@ -83,9 +84,6 @@ namespace {
 
 constexpr int64_t kMaxStates = 2'000'000;
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::string stage_key(const StageChoice& c) {
   std::string k = c.merged ? "m" : "p";
@@ -426,7 +424,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
                                     const StageBoundFn& bound) {
   if (options.r < 1 || options.s < 1) return Status::InvalidArgument("r and s must be at least 1");
   if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
-  const double t0 = now_s();
+  const double t0 = steady_seconds();
   // Packing asks for operators' costs once per candidate stage: each is asked of the caller once.
   std::unordered_map<int64_t, double> op_costs;
   OpCostFn op_cost;
@@ -505,7 +503,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
     }
   }
   result.stages_costed = cache.size();
-  result.search_s = now_s() - t0;
+  result.search_s = steady_seconds() - t0;
   return result;
 }
 

@@ -4,15 +4,11 @@
 #include <chrono>
 #include <map>
 
+#include "base/steady_time.h"
 #include "graphsched/schedule_build.h"
 #include "measure/timing.h"
 
 namespace tensorperf::graphsched {
-namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-}  // namespace
 
 std::string_view cost_kind_name(CostKind k) { return k == CostKind::kMeasured ? "measured" : "predicted"; }
 
@@ -121,7 +117,7 @@ Status Scheduler::calibrate_contention(int threads) {
 }
 
 Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
-  const double t0 = now_s();  // the search's time includes calibrating and checking the model
+  const double t0 = steady_seconds();  // the search's time includes calibrating and checking the model
   const int64_t measured0 = measured_->measured(), stored0 = measured_->from_store();
   const double timing0 = measured_->timing_s(), storing0 = measured_->storing_s();
   auto can_merge = [this](const std::vector<int>& members) {
@@ -171,7 +167,7 @@ Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
     fn = predicted();
     TP_ASSIGN_OR_RETURN(plan.search, schedule_graph(ops_, search, fn, can_merge, op_cost, bound));
   }
-  plan.search.search_s = now_s() - t0;
+  plan.search.search_s = steady_seconds() - t0;
   for (int v = 0; v < ops_.size(); ++v) {
     TP_ASSIGN_OR_RETURN(double s, fn(StageChoice{{{v}}, {search.threads}, false}));
     plan.sequential_estimate_s += s;

@@ -5,15 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/steady_time.h"
 #include "db/content_hash.h"
 #include "measure/record.h"
 
 namespace tensorperf::graphsched {
-namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-}  // namespace
 
 MeasuredStageCost::MeasuredStageCost(runtime::Executor& profiling, const OpGraph& g, db::RecordStore* store,
                                      std::string device_key, std::string target, MergedStageTimer* merged, int repeat,
@@ -48,7 +44,7 @@ Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
     return it->second;
   }
   double seconds = 0;
-  const double t0 = now_s();
+  const double t0 = steady_seconds();
   if (c.merged) {
     if (merged_ == nullptr) return Status::Unsupported("merged stages cannot be measured here");
     TP_ASSIGN_OR_RETURN(seconds, merged_->time_merged(c.groups[0], c.threads[0]));
@@ -56,7 +52,7 @@ Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
     TP_ASSIGN_OR_RETURN(seconds, profiling_.time_stage(c.groups, c.threads, repeat_, cold_));
   }
   ++measured_;
-  const double t1 = now_s();
+  const double t1 = steady_seconds();
   timing_s_ += t1 - t0;
   if (store_ != nullptr) {
     measure::Record r;
@@ -68,7 +64,7 @@ Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
     r.costs = {seconds};
     r.timestamp = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     TP_RETURN_IF_ERROR(db::add_record(*store_, r));
-    storing_s_ += now_s() - t1;
+    storing_s_ += steady_seconds() - t1;
   }
   known_[workload] = seconds;
   return seconds;
@@ -105,19 +101,12 @@ Contention fit_contention(const std::vector<ContentionSample>& samples) {
     ++n;
   }
   if (n == 0) return Contention{};
-  Contention c;
   const double det = xx * yy - xy * xy;
   if (n >= 2 && det > 1e-12 * xx * yy) {
-    c.scale = (x1 * yy - y1 * xy) / det;
-    c.shared = (y1 * xx - x1 * xy) / det;
-  } else {
-    c.shared = -1;
+    const Contention c{(x1 * yy - y1 * xy) / det, (y1 * xx - x1 * xy) / det};
+    if (c.scale > 0 && c.shared >= 0) return c;
   }
-  if (c.shared < 0 || c.scale <= 0) {  // one term only: the longest group scaled
-    c.scale = x1 / xx;
-    c.shared = 0;
-  }
-  return c;
+  return Contention{x1 / xx, 0.0};  // one term only: the longest group scaled
 }
 
 ComposedStageCost::ComposedStageCost(OpCost op_cost, Contention contention, double barrier_s, int threads,

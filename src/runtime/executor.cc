@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 
+#include "base/steady_time.h"
 #include "ir/task_extraction.h"
 #include "kernels/native_io.h"
 #include "kernels/provider.h"
@@ -31,9 +32,6 @@ namespace {
 // time_stage times a stage twice, keeping the second, when it last timed one more than this ago.
 constexpr double kStageIdleS = 0.002;
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::string node_label(const ir::Node& n) { return "node '" + n.name + "' (" + std::string(ir::op_name(n.op)) + ")"; }
 
@@ -883,7 +881,7 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
   t.min_repeat_ms = 1;
   // After a pause (a search that computed for a while between two stages) the first timing is
   // thrown away (TimingOptions::discarded_timings); back-to-back stages skip it.
-  t.discarded_timings = now_s() - m.last_timed_s > kStageIdleS ? 1 : 0;
+  t.discarded_timings = steady_seconds() - m.last_timed_s > kStageIdleS ? 1 : 0;
   if (cold)
     t.before_timing = [&plan] {
       for (const auto& group : plan)
@@ -895,7 +893,7 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
         }
     };
   TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs(once, t));
-  m.last_timed_s = now_s();
+  m.last_timed_s = steady_seconds();
   std::sort(timing.costs.begin(), timing.costs.end());
   return timing.costs[timing.costs.size() / 2];
 }
@@ -904,9 +902,9 @@ Status Executor::run_timed(std::vector<double>& step_seconds) {
   step_seconds.resize(impl_->steps.size(), 0.0);
   for (size_t i = 0; i < impl_->steps.size(); ++i) {
     Step& s = impl_->steps[i];
-    const double t0 = now_s();
+    const double t0 = steady_seconds();
     Status st = run_step(s);
-    step_seconds[i] += now_s() - t0;
+    step_seconds[i] += steady_seconds() - t0;
     if (!st.ok()) return st.WithContext("step '" + s.info.name + "' (" + s.info.op + ")");
   }
   return Status::Ok();

@@ -9,6 +9,20 @@
 namespace tensorperf::measure {
 namespace {
 
+// A run that sums an 8 MiB buffer, one int per 64-byte line: bound by where the lines come from.
+struct LineSum {
+  std::vector<int32_t> data = std::vector<int32_t>(2 << 20, 1);
+  volatile int32_t sink = 0;
+  Status run() {
+    int32_t s = 0;
+    for (size_t i = 0; i < data.size(); i += 16) s += data[i];
+    sink = s;
+    return Status::Ok();
+  }
+};
+
+double fastest(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
+
 TEST(Timing, NumberGrowsUntilOneTimingLastsMinRepeatMs) {
   int calls = 0;
   auto run = [&] {
@@ -76,17 +90,10 @@ TEST(Timing, CacheFlushMakesEachTimingCold) {
   // come from: the effect this test looks for is not there to see.
   GTEST_SKIP() << "a cache effect is not measurable under AddressSanitizer";
 #endif
-  // One run sums an 8 MiB buffer. Hot it streams from the caches; after a flush of a buffer larger
-  // than the last-level cache it streams from memory, which is slower.
-  // Reading one int per 64-byte line keeps the run bound by where the lines come from.
-  std::vector<int32_t> data(2 << 20, 1);
-  volatile int32_t sink = 0;
-  auto run = [&] {
-    int32_t s = 0;
-    for (size_t i = 0; i < data.size(); i += 16) s += data[i];
-    sink = s;
-    return Status::Ok();
-  };
+  // Hot, the buffer streams from the caches; after a flush of a buffer larger than the last-level
+  // cache it streams from memory, which is slower.
+  LineSum sum;
+  auto run = [&] { return sum.run(); };
   TimingOptions o;
   o.min_repeat_ms = 0;
   o.repeat = 5;
@@ -98,7 +105,6 @@ TEST(Timing, CacheFlushMakesEachTimingCold) {
   EXPECT_EQ(cold->costs.size(), 5u);
   // The fastest of each: a concurrent test may evict the hot buffer now and then, but the fastest
   // hot timing still reads from the caches and no cold timing does.
-  auto fastest = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
   EXPECT_GT(fastest(cold->costs), fastest(hot->costs));
 }
 
@@ -107,14 +113,9 @@ TEST(Timing, EvictingTheDataBeforeEachTimingMakesItCold) {
   GTEST_SKIP() << "a cache effect is not measurable under AddressSanitizer";
 #endif
   // As above, but only the run's own 8 MiB are evicted (measure::evict), not every cache.
-  std::vector<int32_t> data(2 << 20, 1);
-  volatile int32_t sink = 0;
-  auto run = [&] {
-    int32_t s = 0;
-    for (size_t i = 0; i < data.size(); i += 16) s += data[i];
-    sink = s;
-    return Status::Ok();
-  };
+  LineSum sum;
+  std::vector<int32_t>& data = sum.data;
+  auto run = [&] { return sum.run(); };
   TimingOptions o;
   o.min_repeat_ms = 0;
   o.repeat = 5;
@@ -127,7 +128,6 @@ TEST(Timing, EvictingTheDataBeforeEachTimingMakesItCold) {
   auto cold = time_runs(run, o);
   ASSERT_TRUE(hot.ok() && cold.ok());
   EXPECT_EQ(evictions, 5);
-  auto fastest = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
   EXPECT_GT(fastest(cold->costs), fastest(hot->costs));
   // Evicting writes nothing.
   EXPECT_EQ(std::count(data.begin(), data.end(), 1), static_cast<long>(data.size()));
