@@ -16,7 +16,6 @@
 // <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
 // the extras only).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>

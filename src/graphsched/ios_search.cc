@@ -1,15 +1,29 @@
-#include "base/steady_time.h"
 #include "graphsched/ios_search.h"
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <unordered_map>
 
+#include "base/steady_time.h"
+
 namespace tensorperf::graphsched {
+
+std::string stage_key(const StageChoice& c) {
+  std::string k = c.merged ? "m" : "p";
+  for (size_t i = 0; i < c.groups.size(); ++i) {
+    k += '|';
+    k += std::to_string(c.threads[i]);
+    k += ':';
+    for (int op : c.groups[i]) {
+      k += std::to_string(op);
+      k += ',';
+    }
+  }
+  return k;
+}
 
 std::string_view strategy_name(Strategy s) {
   switch (s) {
@@ -83,21 +97,6 @@ Result<StageChoice> pack_stage(const std::vector<std::vector<int>>& units, int l
 namespace {
 
 constexpr int64_t kMaxStates = 2'000'000;
-
-
-std::string stage_key(const StageChoice& c) {
-  std::string k = c.merged ? "m" : "p";
-  for (size_t i = 0; i < c.groups.size(); ++i) {
-    k += '|';
-    k += std::to_string(c.threads[i]);
-    k += ':';
-    for (int op : c.groups[i]) {
-      k += std::to_string(op);
-      k += ',';
-    }
-  }
-  return k;
-}
 
 // Costs each distinct stage once.
 class CostCache {

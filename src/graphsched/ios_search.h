@@ -54,6 +54,10 @@ struct SearchOptions {
   bool contract_chains = true;
 };
 
+// A stage's identity within one graph (its groups' threads and operator indices, merged or not):
+// the key of the search's cost cache.
+std::string stage_key(const StageChoice& c);
+
 // Seconds a stage takes. Called once per distinct stage (the search caches it).
 using StageCostFn = std::function<Result<double>(const StageChoice&)>;
 // Whether these operators (an antichain with one shared input) can run as one merged kernel.

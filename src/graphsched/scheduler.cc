@@ -1,7 +1,6 @@
 #include "graphsched/scheduler.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 
 #include "base/steady_time.h"
@@ -73,15 +72,6 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const ir::Graph& g, const S
                                                      s->merge_timer_.get(), s->options_.stage_repeat,
                                                      s->options_.cold_stages);
   return s;
-}
-
-std::string Scheduler::stage_key(const StageChoice& c) {
-  std::string key = c.merged ? "m" : "p";
-  for (size_t k = 0; k < c.groups.size(); ++k) {
-    key += "|" + std::to_string(c.threads[k]) + ":";
-    for (int v : c.groups[k]) key += std::to_string(v) + ",";
-  }
-  return key;
 }
 
 Status Scheduler::sample_stage(const StageChoice& c, int threads) {

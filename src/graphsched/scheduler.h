@@ -78,7 +78,6 @@ class Scheduler {
   Status calibrate_contention(int threads);
   // Measures concurrent stage `c` for the contention model (once): a sample, and a known cost.
   Status sample_stage(const StageChoice& c, int threads);
-  static std::string stage_key(const StageChoice& c);
 
   SchedulerOptions options_;
   ir::Graph graph_;

@@ -1,11 +1,11 @@
 #include "graphsched/stage_cost.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include <nlohmann/json.hpp>
 
 #include "base/steady_time.h"
+#include "base/unix_time.h"
 #include "db/content_hash.h"
 #include "measure/record.h"
 
@@ -62,7 +62,7 @@ Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
     r.provider = "graphsched";
     r.config = nlohmann::json::parse(content);
     r.costs = {seconds};
-    r.timestamp = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    r.timestamp = unix_seconds();
     TP_RETURN_IF_ERROR(db::add_record(*store_, r));
     storing_s_ += steady_seconds() - t1;
   }
