@@ -2,7 +2,7 @@
 """Inter-operator scheduling benchmark: IOS's strategies against the sequential schedule and ONNX Runtime.
 
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
-        [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
+        [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
         [--ort node|python] [--no-ort] [--warm-stages]
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
@@ -44,7 +44,7 @@ def log(msg):
 
 def runner(a, model, batch, extra=(), time_only=False):
     argv = [os.path.join(a.build, "bench/ios/ios_runner"), "--model", model, "--batch", str(batch), "--threads",
-            str(a.threads), "--db", a.db, "--r", str(a.r), "--s", str(a.s), "--rounds", str(a.rounds), "--seconds",
+            str(a.threads), "--db", a.db, "--r", str(a.r), "--s", str(a.s), "--min-gain", str(a.min_gain), "--rounds", str(a.rounds), "--seconds",
             str(a.seconds), "--save-dir", a.schedules]
     for e in extra:
         argv += ["--extra", e]
@@ -81,6 +81,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--r", type=int, default=3)
     ap.add_argument("--s", type=int, default=8)
+    ap.add_argument("--min-gain", type=float, default=0.02,
+                    help="a concurrent or merged stage must gain this fraction of its cost (as `schedule --min-gain`)")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--db", default=os.path.join(ROOT, "build/ios_stages.db"))

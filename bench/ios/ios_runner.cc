@@ -1,8 +1,9 @@
 // One network at one batch through every scheduling strategy, timed side by side: the tensorperf
 // part of bench/ios/ios_bench.py.
 //
-//   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--rounds 7] [--seconds 1]
+//   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02] [--rounds 7] [--seconds 1]
 //              [--configs onednn|db] [--save-dir DIR] [--extra NAME=FILE ...] [--time-only] [--warm-stages]
+//              [--stage-profile RUNS]
 //
 // Searches sequential, greedy, IOS-merge, IOS-parallel and IOS-both with measured stage costs (one
 // Scheduler: what one search measured, the next finds in the database), and IOS-both with predicted
@@ -14,8 +15,10 @@
 // variants: [{name, search_s, stages_measured, estimated_ms, latency_ms, rounds_ms, stages,
 // concurrent, merged, chosen_from}]} and writes each searched schedule to --save-dir as
 // <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
-// the extras only).
+// the extras only). --stage-profile RUNS adds to each variant "stage_profile": each stage's median
+// time in RUNS runs of the model next to its cost run alone, as the search measures stages.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -57,11 +60,64 @@ struct Variant {
   std::vector<double> rounds_ms;
 };
 
+// Each stage of v's executor as it runs in the model (the median of `runs` timed runs) next to what
+// the same stage costs run alone (Scheduler::stage_cost: from the database, else measured as the
+// search measures). A stage whose operators the scheduler does not know (a copy the executor added)
+// has no cost alone (null).
+Result<nlohmann::json> profile_stages(Variant& v, graphsched::Scheduler& scheduler, int runs, int threads) {
+  std::map<std::string, int> index;
+  for (int i = 0; i < scheduler.ops().size(); ++i) index[scheduler.ops().names[i]] = i;
+  std::map<std::string, std::vector<std::string>> merged;
+  for (const runtime::MergeSpec& m : v.schedule.merges) merged[m.name] = m.ops;
+  std::map<std::string, int> threads_of;
+  for (const runtime::Stage& st : v.schedule.stages)
+    for (const runtime::StageGroup& grp : st.groups)
+      for (const std::string& op : grp.ops) threads_of[op] = grp.threads;
+  const auto stages = v.executor->stages();
+  std::vector<std::vector<double>> seconds(stages.size());
+  for (int r = 0; r < runs; ++r) {
+    std::vector<double> once;
+    TP_RETURN_IF_ERROR(v.executor->run_stages_timed(once));
+    for (size_t k = 0; k < once.size(); ++k) seconds[k].push_back(once[k]);
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t k = 0; k < stages.size(); ++k) {
+    graphsched::StageChoice c;
+    int ops = 0;
+    for (const std::vector<int>& group : stages[k]) {
+      std::vector<int> members;
+      int t = threads;
+      for (int step : group) {
+        const std::string& name = v.executor->steps()[step].name;
+        if (auto m = merged.find(name); m != merged.end()) {
+          c.merged = true;
+          for (const std::string& op : m->second) members.push_back(index.at(op));
+        } else if (auto it = index.find(name); it != index.end()) {
+          members.push_back(it->second);
+          if (threads_of.count(name)) t = threads_of[name];
+        }  // else the split of a merged output, or a copy the executor placed: not the scheduler's
+      }
+      std::sort(members.begin(), members.end());
+      ops += static_cast<int>(members.size());
+      if (!members.empty()) c.groups.push_back(members), c.threads.push_back(c.merged ? threads : t);
+    }
+    double alone = NAN;
+    if (!c.groups.empty() && !(c.merged && c.groups.size() > 1)) {
+      TP_ASSIGN_OR_RETURN(alone, scheduler.stage_cost(c));
+    }
+    out.push_back({{"model_ms", median(seconds[k]) * 1e3}, {"alone_ms", alone * 1e3},
+                   {"groups", c.groups.size()}, {"ops", ops}, {"merged", c.merged},
+                   {"threads", c.threads}});
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--rounds", "7"}, {"--seconds", "1"},
-                                          {"--configs", "onednn"}, {"--threads", "2"}, {"--batch", "1"}};
+  std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--min-gain", "0.02"}, {"--rounds", "7"}, {"--seconds", "1"},
+                                          {"--configs", "onednn"}, {"--threads", "2"}, {"--batch", "1"},
+                                          {"--stage-profile", "0"}};
   std::vector<std::string> extras;
   bool time_only = false, warm_stages = false;
   for (int i = 1; i < argc; ++i) {
@@ -122,6 +178,7 @@ int main(int argc, char** argv) {
     search.threads = threads;
     search.r = std::stoi(a["--r"]);
     search.s = std::stoi(a["--s"]);
+    search.min_gain = std::stod(a["--min-gain"]);
     const double t0 = steady_seconds();
     Result<graphsched::Plan> plan = (*scheduler)->plan(search, s.cost);
     if (!plan.ok()) return fail(s.name + ": " + plan.status().message());
@@ -244,6 +301,14 @@ int main(int argc, char** argv) {
                                {"merged", merged},
                                {"chosen_from", v.chosen_from}});
   }
+  if (const int runs = std::stoi(a["--stage-profile"]); runs > 0)
+    for (Variant& v : variants) {
+      std::fprintf(stderr, "%s b%lld: profiling %s's stages\n", so.model.c_str(), static_cast<long long>(mo.batch),
+                   v.name.c_str());
+      Result<nlohmann::json> p = profile_stages(v, **scheduler, runs, threads);
+      if (!p.ok()) return fail(v.name + ": profiling its stages: " + p.status().message());
+      out["variants"][&v - variants.data()]["stage_profile"] = std::move(*p);
+    }
   std::puts(out.dump().c_str());
   return 0;
 }

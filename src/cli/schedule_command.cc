@@ -32,6 +32,7 @@ struct ScheduleOptions {
   int r = 3;
   int s = 8;
   int max_block = 24;
+  double min_gain = 0.02;
   std::string cost = "measured";
   std::string output;
   std::string plot_spec;
@@ -136,6 +137,7 @@ void run_schedule(const ScheduleOptions& o) {
   search.s = o.s;
   search.max_block = o.max_block;
   search.threads = device.threads;
+  search.min_gain = o.min_gain;
   graphsched::Plan plan = check(scheduler->plan(search, cost));
   say(fmt::format("search: {:.1f} s ({:.1f} s running stages, {:.1f} s storing them), {} stages measured, {} from "
                   "the database",
@@ -293,6 +295,11 @@ void register_schedule_command(CLI::App& app) {
   cmd->add_option("--max-block", o.max_block,
                   "pruning: operators per block (a longer region between cuts is searched over its chains, and cut into blocks where the fewest edges cross the cuts in all if still longer; at most 64)")
       ->check(CLI::Range(2, 64))
+      ->capture_default_str();
+  cmd->add_option("--min-gain", o.min_gain,
+                  "a stage of concurrent groups, or a merged one, must gain at least this fraction of its cost "
+                  "over the stages it replaces (0: any gain, as IOS)")
+      ->check(CLI::Range(0.0, 0.5))
       ->capture_default_str();
   cmd->add_option("--cost", o.cost,
                   "measured (each candidate stage run here, cached in the database) or predicted (composed from "

@@ -146,13 +146,13 @@ class BlockSearch {
 
   Status run(std::vector<StageChoice>& stages, double& total, int64_t& states) {
     const uint64_t all = ops_.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << ops_.size()) - 1;
-    TP_ASSIGN_OR_RETURN(double c, solve(all));
-    total += c;
+    TP_RETURN_IF_ERROR(solve(all).status());
     states += static_cast<int64_t>(memo_.size());
     std::vector<StageChoice> mine;
     for (uint64_t s = all; s != 0;) {
       const Entry& e = memo_.at(s);
       mine.push_back(e.stage);
+      total += e.stage.cost_s;  // what it costs; the memo holds what the search charged (min_gain)
       s &= ~e.ending;
     }
     stages.insert(stages.end(), mine.rbegin(), mine.rend());
@@ -332,8 +332,10 @@ class BlockSearch {
         return;
       }
       if (!std::isfinite(stage_s)) return;
-      if (*rest + stage_s < best.cost)
-        best = Entry{*rest + stage_s, e, {}}, best_merged = merged, best_wide = wide, best_stage_s = stage_s;
+      const bool several = merged || x.ways.groups.size() > 1;
+      const double charged = several ? stage_s * (1 + o_.min_gain) : stage_s;
+      if (*rest + charged < best.cost)
+        best = Entry{*rest + charged, e, {}}, best_merged = merged, best_wide = wide, best_stage_s = stage_s;
     };
     // Past what a concurrent stage holds, only merges remain, and they are antichains: endings of
     // s's sinks alone (one operator with a successor in s brings that successor in).
@@ -423,6 +425,8 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
                                     const StageBoundFn& bound) {
   if (options.r < 1 || options.s < 1) return Status::InvalidArgument("r and s must be at least 1");
   if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
+  if (!(options.min_gain >= 0 && options.min_gain < 1))
+    return Status::InvalidArgument("min_gain must be in [0, 1)");
   const double t0 = steady_seconds();
   // Packing asks for operators' costs once per candidate stage: each is asked of the caller once.
   std::unordered_map<int64_t, double> op_costs;

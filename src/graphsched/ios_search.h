@@ -52,6 +52,11 @@ struct SearchOptions {
   // Where the operators between two cuts are more than max_block, search over their chains as
   // units (op_graph.h's contract_long_chains) rather than cutting the region into many blocks.
   bool contract_chains = true;
+  // A stage of several groups, or a merged one, is taken only where it gains at least this fraction
+  // of its cost: the search charges it its cost x (1 + min_gain) (the stages' and the result's
+  // cost_s stay what the stages cost). IOS takes any gain (0); on a shared machine a stage
+  // estimated to gain a percent runs about as often slower in the whole model.
+  double min_gain = 0;
 };
 
 // A stage's identity within one graph (its groups' threads and operator indices, merged or not):

@@ -876,6 +876,7 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
   auto once = [&] { return tasks.size() == 1 ? tasks[0]() : m.pool->run(tasks); };
   TP_RETURN_IF_ERROR(once());  // packs the weights of kernels used for the first time
   measure::TimingOptions t;
+  t.warmup = 0;  // the run above was it
   t.repeat = std::max(repeat, 1);
   t.min_repeat_ms = 1;
   // After a pause (a search that computed for a while between two stages) the first timing is
@@ -895,6 +896,31 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
   m.last_timed_s = steady_seconds();
   std::sort(timing.costs.begin(), timing.costs.end());
   return timing.costs[timing.costs.size() / 2];
+}
+
+std::vector<std::vector<std::vector<int>>> Executor::stages() const {
+  std::vector<std::vector<std::vector<int>>> out;
+  for (const auto& ranges : impl_->stage_ranges) {
+    std::vector<std::vector<int>> groups;
+    for (auto [b, e] : ranges) {
+      groups.emplace_back();
+      for (int i = b; i < e; ++i) groups.back().push_back(i);
+    }
+    out.push_back(std::move(groups));
+  }
+  return out;
+}
+
+Status Executor::run_stages_timed(std::vector<double>& stage_seconds) {
+  Impl& m = *impl_;
+  if (m.stage_tasks.empty()) return Status::InvalidArgument("run_stages_timed needs an executor loaded with a stage schedule");
+  stage_seconds.resize(m.stage_tasks.size(), 0.0);
+  for (size_t k = 0; k < m.stage_tasks.size(); ++k) {
+    const double t0 = steady_seconds();
+    TP_RETURN_IF_ERROR(m.pool ? m.pool->run(m.stage_tasks[k]) : m.stage_tasks[k][0]());
+    stage_seconds[k] += steady_seconds() - t0;
+  }
+  return Status::Ok();
 }
 
 Status Executor::run_timed(std::vector<double>& step_seconds) {

@@ -90,6 +90,13 @@ class Executor {
   // run() with each step timed: adds each step's seconds to step_seconds (resized to steps()). The
   // steps run one after another, a stage schedule's too (each kernel on its group's threads).
   Status run_timed(std::vector<double>& step_seconds);
+  // With a stage schedule: the stages as they run, each group's steps (indices into steps(), in
+  // order): the schedule's stages and those the executor added (a copy placed after its inputs).
+  // Empty without a schedule.
+  std::vector<std::vector<std::vector<int>>> stages() const;
+  // run() with each stage of stages() timed (its groups at once, up to the barrier): adds each
+  // stage's seconds to stage_seconds (resized to stages().size()). REQUIRES: a stage schedule.
+  Status run_stages_timed(std::vector<double>& stage_seconds);
 
   const std::vector<StepInfo>& steps() const;
   // Each step's predecessors: the earlier steps that write memory it reads (indices into steps();

@@ -49,7 +49,8 @@ OpGraph random_graph(int n, std::mt19937& rng) {
   return *g;
 }
 
-// Every schedule of `g` (all sequences of endings), scored by the same stage rules as the search.
+// Every schedule of `g` (all sequences of endings), scored by the same stage rules as the search
+// (each stage of several groups, or merged, charged o.min_gain more than it costs).
 double brute_force(const OpGraph& g, const SearchOptions& o, const SyntheticCost& cost, const CanMergeFn& can_merge) {
   const int n = g.size();
   std::vector<uint64_t> succ(n, 0), pred(n, 0);
@@ -87,12 +88,12 @@ double brute_force(const OpGraph& g, const SearchOptions& o, const SyntheticCost
     if (ok) {
       Result<StageChoice> packed = pack_stage(comps, lanes, o.threads, op_cost);
       EXPECT_TRUE(packed.ok());
-      best = cost(*packed);
+      best = cost(*packed) * (packed->groups.size() > 1 ? 1 + o.min_gain : 1.0);
     }
     if (merge && std::popcount(e) >= 2 && std::popcount(e) <= o.s && static_cast<int>(comps.size()) == std::popcount(e)) {
       std::vector<int> ops;
       for (auto& c : comps) ops.push_back(c[0]);
-      if (can_merge(ops)) best = std::min(best, cost(StageChoice{{ops}, {o.threads}, true}));
+      if (can_merge(ops)) best = std::min(best, cost(StageChoice{{ops}, {o.threads}, true}) * (1 + o.min_gain));
     }
     return best;
   };
@@ -136,15 +137,19 @@ TEST(IosSearch, EqualsBruteForceOnSmallGraphs) {
         // Also merges of more operators than a concurrent stage holds (r x lanes < s).
         o.r = threads == 4 ? 1 : 2;
         o.s = threads == 4 ? 5 : 3;
+        o.min_gain = trial % 2 ? 0.0 : 0.08;  // 8%: more than contention costs a group, less than a merge gains
         auto op_cost = [&](int v, int t) -> Result<double> { return cost.op(v, t); };
         Result<SearchResult> r = schedule_graph(g, o, [&](const StageChoice& c) -> Result<double> { return cost(c); },
                                                 even_ops_merge, op_cost);
         ASSERT_TRUE(r.ok()) << r.status().message();
-        EXPECT_NEAR(r->cost_s, brute_force(g, o, cost, even_ops_merge), 1e-12)
+        double sum = 0, charged = 0;
+        for (const StageChoice& c : r->stages) {
+          sum += cost(c);
+          charged += cost(c) * (c.merged || c.groups.size() > 1 ? 1 + o.min_gain : 1.0);
+        }
+        EXPECT_NEAR(charged, brute_force(g, o, cost, even_ops_merge), 1e-12)
             << "trial " << trial << " " << strategy_name(strategy) << " threads " << threads;
-        double sum = 0;
-        for (const StageChoice& c : r->stages) sum += cost(c);
-        EXPECT_NEAR(sum, r->cost_s, 1e-12);  // the reported cost is the stages' cost
+        EXPECT_NEAR(sum, r->cost_s, 1e-12);  // the reported cost is the stages' cost, not what was charged
         // With a true lower bound (the longest group alone, no contention or barrier), branch and
         // bound finds the same cost and costs fewer stages.
         Result<SearchResult> bounded = schedule_graph(
@@ -168,6 +173,26 @@ TEST(IosSearch, EqualsBruteForceOnSmallGraphs) {
   }
   EXPECT_GE(compared, 10);
   EXPECT_GT(pruned, 0);
+}
+
+TEST(IosSearch, AStageOfSeveralGroupsMustGainMinGain) {
+  // Two independent operators: together they take 3% less than one after the other.
+  Result<OpGraph> g = OpGraph::from_edges(2, {});
+  ASSERT_TRUE(g.ok());
+  auto cost = [](const StageChoice& c) -> Result<double> { return c.groups.size() == 2 ? 0.97e-3 : 0.5e-3; };
+  SearchOptions o;
+  o.strategy = Strategy::kParallel;
+  o.threads = 2;
+  for (double min_gain : {0.0, 0.02, 0.05}) {
+    o.min_gain = min_gain;
+    Result<SearchResult> r = schedule_graph(*g, o, cost);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const size_t stages = min_gain < 0.03 ? 1 : 2;
+    EXPECT_EQ(r->stages.size(), stages) << "min_gain " << min_gain;
+    EXPECT_NEAR(r->cost_s, stages == 1 ? 0.97e-3 : 1e-3, 1e-15);
+  }
+  o.min_gain = 1;
+  EXPECT_FALSE(schedule_graph(*g, o, cost).ok());
 }
 
 TEST(IosSearch, PackStagePutsUnitsLongestFirstOnTheLaneWhereTheyFinishFirst) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -139,6 +140,48 @@ TEST(ConcurrentRuntime, OutputsEqualTheSequentialRun) {
     // than what one activation needs.
     EXPECT_GT((*scheduled)->arena_bytes(), 0);
   }
+}
+
+TEST(ConcurrentRuntime, EachStageIsTimedAsItRunsInTheModel) {
+  const ir::Graph g = model("squeezenet1_1", 64);
+  auto sequential = load(g, options());
+  std::vector<double> seconds;
+  EXPECT_FALSE(sequential->run_stages_timed(seconds).ok());  // no stages without a schedule
+  EXPECT_TRUE(sequential->stages().empty());
+  const OpGraph ops = OpGraph::from_executor(*sequential);
+  const runtime::StageSchedule s = greedy_schedule(g, ops);
+  Result<std::unique_ptr<runtime::Executor>> scheduled = load_scheduled(g, s, options());
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status().message();
+  runtime::Executor& e = **scheduled;
+  // The stages as run are the schedule's (this graph needs no added copies), each step once.
+  const auto stages = e.stages();
+  ASSERT_EQ(stages.size(), s.stages.size());
+  std::vector<int> seen(e.steps().size(), 0);
+  for (size_t k = 0; k < stages.size(); ++k) {
+    ASSERT_EQ(stages[k].size(), s.stages[k].groups.size()) << "stage " << k;
+    for (size_t j = 0; j < stages[k].size(); ++j) {
+      std::vector<std::string> names;
+      for (int i : stages[k][j]) names.push_back(e.steps()[i].name), ++seen[i];
+      EXPECT_EQ(names, s.stages[k].groups[j].ops) << "stage " << k << " group " << j;
+    }
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(seen.size()));
+  // Timed twice (its first runs): each stage's seconds add up; the outputs are the sequential run's.
+  const auto want = run(*sequential);
+  std::mt19937_64 rng(3);  // run()'s inputs
+  for (size_t i = 0; i < e.num_inputs(); ++i) e.input(i).fill_random(rng);
+  ASSERT_TRUE(e.run_stages_timed(seconds).ok());
+  ASSERT_EQ(seconds.size(), stages.size());
+  const std::vector<double> once = seconds;
+  ASSERT_TRUE(e.run_stages_timed(seconds).ok());
+  for (size_t k = 0; k < seconds.size(); ++k) {
+    EXPECT_GT(once[k], 0) << "stage " << k;
+    EXPECT_GT(seconds[k], once[k]) << "stage " << k;
+  }
+  std::vector<std::vector<float>> timed;
+  for (size_t i = 0; i < e.num_outputs(); ++i)
+    timed.emplace_back(e.output(i).f32(), e.output(i).f32() + e.output(i).num_elements());
+  EXPECT_LT(max_relative_difference(want, timed), 1e-5);
 }
 
 TEST(ConcurrentRuntime, GroupsOfSeveralThreadsComputeWhatTheSequentialRunDoes) {
