@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
         [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
-        [--ort node|python] [--no-ort] [--warm-stages]
+        [--ort node|python] [--no-ort] [--warm-stages] [--stage-profile RUNS]
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
@@ -52,6 +52,8 @@ def runner(a, model, batch, extra=(), time_only=False):
         argv.append("--time-only")
     if a.warm_stages:
         argv.append("--warm-stages")
+    if a.stage_profile and not time_only:
+        argv += ["--stage-profile", str(a.stage_profile)]
     out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -92,6 +94,9 @@ def main():
     ap.add_argument("--no-ort", action="store_true")
     ap.add_argument("--warm-stages", action="store_true",
                     help="time stages with their data left in the caches (default: evicted first, as in a whole run)")
+    ap.add_argument("--stage-profile", type=int, default=0, metavar="RUNS",
+                    help="also time each schedule's stages in RUNS runs of the model and print their sum next to "
+                         "what the same stages cost alone (the search's costs)")
     ap.add_argument("--ort", choices=["node", "python"], default="node",
                     help="ONNX Runtime peer: npm's onnxruntime-node (default) or Python's onnxruntime package")
     ap.add_argument("--from-json", default="", help="print the table of a saved ios.json instead of measuring")
@@ -178,6 +183,22 @@ def report(a, results, batches):
         print("chosen (what `tensorperf schedule --strategy both` writes: the sequential schedule unless IOS-both "
               "or greedy clearly beat it on the whole model (by 3%% in 4 of 5 rounds); its search time includes greedy's and the judging) vs "
               "sequential: %s" % summary(chosen))
+    profiled = [row for row in results if any("stage_profile" in x for x in row["variants"])]
+    if profiled:
+        kinds = ["sequential", "greedy", "ios-both", "ios-both-predicted", "chosen"]
+        lines = []
+        for row in profiled:
+            v = {x["name"]: x for x in row["variants"]}
+            cells = [row["model"], str(row["batch"])]
+            for n in kinds:
+                p = v.get(n, {}).get("stage_profile")
+                alone = sum(x["alone_ms"] or 0 for x in p) if p else 0
+                cells.append("%.2f / %.2f (%.2fx)" % (sum(x["model_ms"] for x in p), alone,
+                                                      sum(x["model_ms"] for x in p) / alone) if p and alone else "-")
+            lines.append(cells)
+        print("\nStages in the model / the same stages alone (ms, sums over a schedule's stages; medians of %d runs):"
+              % a.stage_profile if a.stage_profile else "\nStages in the model / alone (ms):")
+        e2e_bench.print_table(["network", "batch"] + kinds, lines)
     panels = []
     for batch in batches:
         rows = [r for r in results if r["batch"] == batch]
