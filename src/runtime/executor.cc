@@ -913,7 +913,8 @@ std::vector<std::vector<std::vector<int>>> Executor::stages() const {
 
 Status Executor::run_stages_timed(std::vector<double>& stage_seconds) {
   Impl& m = *impl_;
-  if (m.stage_tasks.empty()) return Status::InvalidArgument("run_stages_timed needs an executor loaded with a stage schedule");
+  if (m.stage_tasks.empty())
+    return Status::InvalidArgument("run_stages_timed needs an executor loaded with a stage schedule");
   stage_seconds.resize(m.stage_tasks.size(), 0.0);
   for (size_t k = 0; k < m.stage_tasks.size(); ++k) {
     const double t0 = steady_seconds();
