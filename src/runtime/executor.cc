@@ -125,6 +125,9 @@ struct Executor::Impl {
   std::unique_ptr<GroupPool> pool;
   double last_timed_s = -1e9;  // when time_stage last finished timing (now_s)
 
+  // Runs stage k of a scheduled run: its groups at once, up to the barrier.
+  Status run_stage(size_t k) { return pool ? pool->run(stage_tasks[k]) : stage_tasks[k][0](); }
+
   void say(const std::string& line) const {
     if (options.progress) options.progress(line);
   }
@@ -840,8 +843,7 @@ Executor::~Executor() = default;
 Status Executor::run() {
   Impl& m = *impl_;
   if (m.stage_tasks.empty()) return run_range(m.steps, 0, static_cast<int>(m.steps.size()));
-  for (const std::vector<std::function<Status()>>& tasks : m.stage_tasks)
-    TP_RETURN_IF_ERROR(m.pool ? m.pool->run(tasks) : tasks[0]());
+  for (size_t k = 0; k < m.stage_tasks.size(); ++k) TP_RETURN_IF_ERROR(m.run_stage(k));
   return Status::Ok();
 }
 
@@ -918,7 +920,7 @@ Status Executor::run_stages_timed(std::vector<double>& stage_seconds) {
   stage_seconds.resize(m.stage_tasks.size(), 0.0);
   for (size_t k = 0; k < m.stage_tasks.size(); ++k) {
     const double t0 = steady_seconds();
-    TP_RETURN_IF_ERROR(m.pool ? m.pool->run(m.stage_tasks[k]) : m.stage_tasks[k][0]());
+    TP_RETURN_IF_ERROR(m.run_stage(k));
     stage_seconds[k] += steady_seconds() - t0;
   }
   return Status::Ok();
