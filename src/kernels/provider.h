@@ -68,13 +68,25 @@ class Kernel {
   // inside run(); it names that layout here, so a graph runtime can keep a tensor in it between two
   // kernels that agree and skip both conversions. A layout is an opaque key: equal keys mean the
   // same bytes for the same logical tensor. `bytes` is its size (blocked layouts pad channels).
+  // `channels_last`: the layout is dense NHWC (a rank-4 tensor's channels innermost), which a runtime
+  // can move without the kernel (a channel concat copies each pixel's channels).
   struct NativeLayout {
     std::string key;  // empty: plain only
     int64_t bytes = 0;
+    bool channels_last = false;
   };
   virtual NativeLayout native_output_layout() const { return {}; }
   // For kernel input `index` (kernel_input_types order).
   virtual NativeLayout native_input_layout(size_t /*index*/) const { return {}; }
+  // Other layouts input `index` could take instead (a kernel that runs in whatever layout its
+  // producer writes, as oneDNN's pooling does). adopt_input_layout(index, key) makes this object
+  // work in the one with that key from now on: native_input_layout(index) returns it, and
+  // native_output_layout() the output layout that goes with it. Call before use_native_layouts.
+  // InvalidArgument: a key not listed.
+  virtual std::vector<NativeLayout> alternative_input_layouts(size_t /*index*/) const { return {}; }
+  virtual Status adopt_input_layout(size_t /*index*/, const std::string& key) {
+    return Status::InvalidArgument("this kernel takes no other layout ('" + key + "')");
+  }
   // From now on input i arrives in native_input_layout(i) where native_inputs[i] is true (missing
   // entries: plain), and the output is left in native_output_layout() when native_output is true.
   // Per kernel object (a new_instance() starts plain). InvalidArgument: a layout the kernel did not name.
@@ -121,8 +133,10 @@ class Provider {
   // empty when the provider has none for it. Errors: the config is invalid (as validate()).
   virtual Result<std::vector<double>> schedule_features(const ir::Workload& w, const Config& c) const = 0;
   // Without compiling: the family of native layout (Kernel::native_input_layout(0) and
-  // native_output_layout()) a kernel of (w, c) is expected to name, e.g. "onednn:blocked"; two
+  // native_output_layout()) a kernel of (w, c) is expected to name, e.g. "onednn:blocked16"; two
   // configs whose families are equal are expected to agree, so that a graph runtime chains them.
+  // "onednn:nhwc" is channels last (NativeLayout::channels_last); "onednn:adopt" names a kernel
+  // that takes its producer's layout (Kernel::adopt_input_layout).
   // Empty: the kernel reads and writes plain tensors (every Halide kernel). An estimate for
   // predicting what a graph costs: the compiled kernels' own layouts decide at run time (a oneDNN
   // convolution of 3 input channels keeps a plain input, say).

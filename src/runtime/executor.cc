@@ -58,6 +58,7 @@ struct Step {
   int weight_view = 0;
   std::vector<bool> native_in;  // kKernel: inputs that arrive in the kernel's native layout
   bool native_out = false;      // kKernel: the output stays in the kernel's native layout
+  bool channels_last = false;   // kLayout concat: its inputs and output are held channels last
   int threads = 1;              // kKernel: the thread count `kernel` was compiled for
   kernels::Config config;       // kKernel: what `kernel` runs
   std::map<int, std::unique_ptr<kernels::Kernel>> at_threads;  // time_stage's kernels of other counts
@@ -86,7 +87,8 @@ Status run_step(Step& s, kernels::Kernel* kernel = nullptr) {
   switch (s.kind) {
     case Step::Kind::kKernel: return (kernel ? kernel : s.kernel.get())->run(s.inputs, *s.outputs[0]);
     case Step::Kind::kReference: return kernels::run_reference(s.workload, s.inputs, *s.outputs[0]);
-    case Step::Kind::kLayout: return run_layout_op(s.op, s.attrs, s.inputs, s.outputs);
+    case Step::Kind::kLayout:
+      return s.channels_last ? run_channels_last_concat(s.inputs, *s.outputs[0]) : run_layout_op(s.op, s.attrs, s.inputs, s.outputs);
   }
   return Status::Internal("unknown step kind");
 }
@@ -144,7 +146,85 @@ struct Executor::Impl {
   Result<double> quick_time(const kernels::Kernel& prototype, const ir::Workload& w);
   Status plan_memory_and_bind();
   Result<std::vector<int64_t>> choose_native_layouts(const ViewOf& view_of);
+  Status adopt_layouts_and_mark_concats();
 };
+
+// Before views are chosen, two ways for a chain of kernels in a native layout to go on:
+// 1. Adoption. A kernel that can run in several layouts (oneDNN's pooling) takes the one its
+//    producer writes when every reader of that value can take it too (in step order, so that a
+//    pool after a pool follows the first one's choice).
+// 2. Channels-last concats. A channel concat whose inputs are each written channels last by a
+//    kernel and read by the concat alone, and whose output every reader can take channels last,
+//    copies each pixel's channels in that layout: one pass over the data where a concat in place
+//    costs each producer a conversion to plain NCHW and each reader one back.
+Status Executor::Impl::adopt_layouts_and_mark_concats() {
+  const ir::Graph& g = graph;
+  const size_t num_values = g.values().size();
+  std::vector<int> producer(num_values, -1);
+  std::vector<std::vector<std::pair<int, size_t>>> readers(num_values);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    for (ValueId v : steps[i].out) producer[v] = static_cast<int>(i);
+    for (size_t k = 0; k < steps[i].in.size(); ++k)
+      if (steps[i].in[k].value >= 0) readers[steps[i].in[k].value].push_back({static_cast<int>(i), k});
+  }
+  std::vector<bool> output(num_values, false);
+  for (ValueId v : g.outputs()) output[v] = true;
+  using kernels::Kernel;
+  auto kernel_step = [&](int i) { return i >= 0 && steps[i].kind == Step::Kind::kKernel; };
+  auto alternative = [&](int i, size_t k, const std::function<bool(const Kernel::NativeLayout&)>& fits) {
+    for (const Kernel::NativeLayout& l : steps[i].kernel->alternative_input_layouts(k))
+      if (fits(l)) return l.key;
+    return std::string();
+  };
+  // Every reader of v takes a layout that `fits`, as it is or by adoption.
+  auto readers_take = [&](ValueId v, const std::function<bool(const Kernel::NativeLayout&)>& fits) {
+    if (output[v] || readers[v].empty()) return false;
+    for (auto [i, k] : readers[v])
+      if (!kernel_step(i) || (!fits(steps[i].kernel->native_input_layout(k)) && alternative(i, k, fits).empty()))
+        return false;
+    return true;
+  };
+  auto is_channels_last = [](const Kernel::NativeLayout& l) { return l.channels_last; };
+  auto concat_channels_last = [&](int c) {
+    const Step& s = steps[c];
+    if (s.kind != Step::Kind::kLayout || s.op != OpKind::kConcat || s.out.size() != 1) return false;
+    const ir::TensorType& t = g.type(s.out[0]);
+    const int64_t axis = s.attrs.get_int("axis", 1);
+    if (t.rank() != 4 || (axis != 1 && axis != -3)) return false;
+    std::set<ValueId> seen;
+    for (const TensorRef& r : s.in) {
+      const ValueId v = r.value;
+      if (v < 0 || output[v] || !seen.insert(v).second || readers[v].size() != 1 || !kernel_step(producer[v]) ||
+          !steps[producer[v]].kernel->native_output_layout().channels_last)
+        return false;
+    }
+    return readers_take(s.out[0], is_channels_last);
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    Step& s = steps[i];
+    if (s.kind != Step::Kind::kKernel) continue;
+    for (size_t k = 0; k < s.in.size(); ++k) {
+      const ValueId v = s.in[k].value;
+      if (v < 0 || steps[i].kernel->alternative_input_layouts(k).empty()) continue;
+      std::function<bool(const Kernel::NativeLayout&)> fits;
+      if (kernel_step(producer[v])) {
+        const std::string key = steps[producer[v]].kernel->native_output_layout().key;
+        if (key.empty()) continue;
+        fits = [key](const Kernel::NativeLayout& l) { return l.key == key; };
+      } else if (producer[v] >= 0 && concat_channels_last(producer[v])) {
+        fits = is_channels_last;
+      } else {
+        continue;
+      }
+      if (fits(s.kernel->native_input_layout(k)) || !readers_take(v, fits)) continue;
+      for (auto [r, rk] : readers[v])
+        if (!fits(steps[r].kernel->native_input_layout(rk)))
+          TP_RETURN_IF_ERROR(steps[r].kernel->adopt_input_layout(rk, alternative(r, rk, fits)).WithContext("step '" + steps[r].info.name + "'"));
+    }
+  }
+  for (size_t i = 0; i < steps.size(); ++i) steps[i].channels_last = concat_channels_last(static_cast<int>(i));
+  return Status::Ok();
+}
 
 // Layouts propagate: a value a kernel would write in a layout of its own (oneDNN's blocked nChw16c)
 // stays in it when every step that reads it is a kernel taking that same layout for that input, and
@@ -164,18 +244,34 @@ Result<std::vector<int64_t>> Executor::Impl::choose_native_layouts(const ViewOf&
     const ValueId v = producer.out[0];
     const kernels::Kernel::NativeLayout layout = producer.kernel->native_output_layout();
     if (layout.key.empty() || pinned[v]) continue;
-    std::vector<std::pair<Step*, size_t>> readers;
+    std::vector<std::pair<Step*, size_t>> readers;  // kernels (a channels-last concat reads as it is)
+    int read = 0;
     bool agree = true;
     for (Step& s : steps)
       for (size_t k = 0; k < s.in.size() && agree; ++k) {
         if (s.in[k].value != v) continue;
-        agree = s.kind == Step::Kind::kKernel && s.kernel->native_input_layout(k).key == layout.key;
-        readers.push_back({&s, k});
+        agree = (s.kind == Step::Kind::kKernel && s.kernel->native_input_layout(k).key == layout.key) ||
+                (s.channels_last && layout.channels_last);
+        ++read;
+        if (s.kind == Step::Kind::kKernel) readers.push_back({&s, k});
       }
-    if (!agree || readers.empty()) continue;
+    if (!agree || read == 0) continue;
     producer.native_out = true;
     for (auto& [s, k] : readers) s->native_in[k] = true;
     native_bytes[v] = layout.bytes;
+    ++native_values;
+  }
+  // A channels-last concat's readers take its output channels last (adopt_layouts_and_mark_concats
+  // checked that each can).
+  for (const Step& c : steps) {
+    if (!c.channels_last) continue;
+    for (Step& s : steps)
+      for (size_t k = 0; k < s.in.size(); ++k) {
+        if (s.in[k].value != c.out[0]) continue;
+        if (s.kind != Step::Kind::kKernel || !s.kernel->native_input_layout(k).channels_last)
+          return Status::Internal("a channels-last concat's reader '" + s.info.name + "' does not take that layout");
+        s.native_in[k] = true;
+      }
     ++native_values;
   }
   for (Step& s : steps)
@@ -635,12 +731,17 @@ Status Executor::Impl::plan_memory_and_bind() {
       for (ValueId o : s.out) written[o] = true;
     }
   }
+  TP_RETURN_IF_ERROR(adopt_layouts_and_mark_concats());
   // Concats, outermost first: when every input is written by a step of its own, the inputs become
-  // views of the output, and the concat moves nothing.
+  // views of the output, and the concat moves nothing. (A channels-last concat copies.)
   std::vector<bool> placed(num_values, false);
   for (size_t i = steps.size(); i-- > 0;) {
     Step& s = steps[i];
     if (s.kind != Step::Kind::kLayout || s.op != OpKind::kConcat) continue;
+    if (s.channels_last) {
+      written[s.out[0]] = true;
+      continue;
+    }
     const ir::TensorType& t = g.type(s.out[0]);
     int64_t axis = s.attrs.get_int("axis", 1);
     if (axis < 0) axis += t.rank();

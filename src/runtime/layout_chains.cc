@@ -1,52 +1,120 @@
 #include "runtime/layout_chains.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
 
 namespace tensorperf::runtime {
+namespace {
+
+constexpr const char* kAdopt = "onednn:adopt";
+constexpr const char* kChannelsLast = "onednn:nhwc";
+
+}  // namespace
 
 std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
                                            std::span<const std::pair<ir::FusedOp, ir::Workload>> fused,
-                                           std::span<const std::string> layouts) {
+                                           std::span<const std::string> layouts, int* channels_last_concats) {
   std::vector<ChainedIo> out(fused.size());
   std::vector<int> owner(g.nodes().size(), -1);  // node -> the fused op it belongs to
+  std::vector<int> writer(g.values().size(), -1);  // value -> the fused op whose output it is
   for (size_t i = 0; i < fused.size(); ++i) {
-    owner[static_cast<size_t>(fused[i].first.anchor)] = static_cast<int>(i);
-    for (ir::NodeId n : fused[i].first.fused) owner[static_cast<size_t>(n)] = static_cast<int>(i);
+    const ir::FusedOp& f = fused[i].first;
+    owner[static_cast<size_t>(f.anchor)] = static_cast<int>(i);
+    for (ir::NodeId n : f.fused) owner[static_cast<size_t>(n)] = static_cast<int>(i);
+    const ir::Node& last = g.node(f.fused.empty() ? f.anchor : f.fused.back());
+    if (!last.outputs.empty()) writer[static_cast<size_t>(last.outputs[0])] = static_cast<int>(i);
   }
   const std::vector<std::vector<ir::NodeId>> consumers = g.consumers();
-  const std::vector<ir::ValueId>& graph_outputs = g.outputs();
+  std::vector<bool> graph_output(g.values().size(), false);
+  for (ir::ValueId v : g.outputs()) graph_output[static_cast<size_t>(v)] = true;
+  std::vector<std::string> family(layouts.begin(), layouts.end());
+
+  // Every reader of v takes family f for it: the anchor of a kernel of family f (or of one that
+  // adopts its producer's) reading v as its activation input, or the residual add of such a
+  // kernel's epilogue (the kernel's sum input takes its output's layout).
+  auto readers_take = [&](ir::ValueId v, const std::string& f, int except) {
+    const std::vector<ir::NodeId>& readers = consumers[static_cast<size_t>(v)];
+    if (graph_output[static_cast<size_t>(v)] || readers.empty()) return false;
+    for (ir::NodeId r : readers) {
+      const int j = owner[static_cast<size_t>(r)];
+      if (j < 0 || j == except) return false;
+      const ir::Node& node = g.node(r);
+      const std::string& fj = family[static_cast<size_t>(j)];
+      if (r == fused[static_cast<size_t>(j)].first.anchor) {
+        for (size_t k = 0; k < node.inputs.size(); ++k)
+          if (node.inputs[k] == v && k != 0) return false;
+        if (fj != f && fj != kAdopt) return false;
+      } else if (node.op != ir::OpKind::kAdd || fj != f) {
+        return false;
+      }
+    }
+    return true;
+  };
+  // The executor's channels-last concat: along the channels of rank-4 tensors, each input written
+  // channels last by a kernel and read by the concat alone, the output taken channels last.
+  auto channels_last_concat = [&](ir::NodeId c) {
+    const ir::Node& n = g.node(c);
+    if (n.op != ir::OpKind::kConcat || n.outputs.size() != 1 || g.type(n.outputs[0]).rank() != 4) return false;
+    const int64_t axis = n.attrs.get_int("axis", 1);
+    if (axis != 1 && axis != -3) return false;
+    std::set<ir::ValueId> seen;
+    for (ir::ValueId v : n.inputs) {
+      const int w = writer[static_cast<size_t>(v)];
+      if (w < 0 || family[static_cast<size_t>(w)] != kChannelsLast || graph_output[static_cast<size_t>(v)] ||
+          consumers[static_cast<size_t>(v)].size() != 1 || !seen.insert(v).second)
+        return false;
+    }
+    return readers_take(n.outputs[0], kChannelsLast, -1);
+  };
+  // Adoption, in order: a kernel of family "onednn:adopt" takes its producer's family when every
+  // reader of that value takes it too; else it stays plain.
   for (size_t i = 0; i < fused.size(); ++i) {
-    if (layouts[i].empty()) continue;
+    if (family[i] != kAdopt) continue;
+    const ir::Node& anchor = g.node(fused[i].first.anchor);
+    if (anchor.inputs.empty()) {
+      family[i].clear();
+      continue;
+    }
+    const ir::ValueId v = anchor.inputs[0];
+    std::string f;
+    if (const int w = writer[static_cast<size_t>(v)]; w >= 0 && family[static_cast<size_t>(w)] != kAdopt) {
+      f = family[static_cast<size_t>(w)];
+    } else if (const ir::Value& value = g.value(v);
+               value.kind == ir::ValueKind::kNodeOutput && channels_last_concat(value.producer)) {
+      f = kChannelsLast;
+    }
+    family[i] = !f.empty() && readers_take(v, f, writer[static_cast<size_t>(v)]) ? f : "";
+  }
+  for (std::string& f : family)
+    if (f == kAdopt) f.clear();
+  std::vector<bool> concat_chained(g.nodes().size(), false);
+  int concats = 0;
+  for (size_t n = 0; n < g.nodes().size(); ++n)
+    if (channels_last_concat(static_cast<ir::NodeId>(n))) {
+      concat_chained[n] = true;
+      ++concats;
+      for (ir::NodeId r : consumers[static_cast<size_t>(g.node(static_cast<ir::NodeId>(n)).outputs[0])])
+        out[static_cast<size_t>(owner[static_cast<size_t>(r)])].input = true;
+    }
+  if (channels_last_concats != nullptr) *channels_last_concats = concats;
+
+  for (size_t i = 0; i < fused.size(); ++i) {
+    if (family[i].empty()) continue;
     const ir::FusedOp& f = fused[i].first;
     const ir::Node& last = g.node(f.fused.empty() ? f.anchor : f.fused.back());
     if (last.outputs.empty()) continue;
     const ir::ValueId v = last.outputs[0];
-    if (std::find(graph_outputs.begin(), graph_outputs.end(), v) != graph_outputs.end()) continue;
     const std::vector<ir::NodeId>& readers = consumers[static_cast<size_t>(v)];
-    // Every reader: the anchor of a kernel of the same family reading v as its activation input,
-    // or the residual add of such a kernel's epilogue (the kernel's sum input takes its output's
-    // layout).
-    std::vector<size_t> chained_inputs;
-    bool agree = !readers.empty();
-    for (ir::NodeId r : readers) {
-      const int j = owner[static_cast<size_t>(r)];
-      if (j < 0 || static_cast<size_t>(j) == i || layouts[static_cast<size_t>(j)] != layouts[i]) {
-        agree = false;
-        break;
-      }
-      const ir::Node& node = g.node(r);
-      if (r == fused[static_cast<size_t>(j)].first.anchor) {
-        for (size_t k = 0; k < node.inputs.size(); ++k)
-          if (node.inputs[k] == v && k != 0) agree = false;
-        chained_inputs.push_back(static_cast<size_t>(j));
-      } else if (node.op != ir::OpKind::kAdd) {
-        agree = false;
-      }
-      if (!agree) break;
+    if (readers.size() == 1 && concat_chained[static_cast<size_t>(readers[0])]) {
+      out[i].output = true;
+      continue;
     }
-    if (!agree) continue;
+    if (!readers_take(v, family[i], static_cast<int>(i))) continue;
     out[i].output = true;
-    for (size_t j : chained_inputs) out[j].input = true;
+    for (ir::NodeId r : readers)
+      if (const int j = owner[static_cast<size_t>(r)]; r == fused[static_cast<size_t>(j)].first.anchor)
+        out[static_cast<size_t>(j)].input = true;
   }
   return out;
 }

@@ -1,9 +1,11 @@
 // Which kernels of a graph the executor would run chained through a native layout, estimated before
-// anything is compiled: the executor's rule (a value stays in its producer's native layout when
-// every reader is a kernel taking that layout for it, and it is not a graph output; Executor keeps
-// it for views and concats too, which this sees as readers that are not kernels), with each
-// kernel's layout from Provider::expected_native_layout instead of the compiled kernel's. For
-// predicting what a graph costs from per-kernel costs measured alone and chained.
+// anything is compiled: the executor's rules (a value stays in its producer's native layout when
+// every reader is a kernel taking that layout for it, and it is not a graph output; a kernel that
+// adopts its producer's layout, a pool, takes it when every reader of the value can; a channel
+// concat of channels-last kernel outputs, each read by the concat alone, copies channels last
+// when every reader of its output takes that layout; other concats and views keep plain tensors),
+// with each kernel's layout from Provider::expected_native_layout instead of the compiled kernel's.
+// For predicting what a graph costs from per-kernel costs measured alone and chained.
 #pragma once
 
 #include <span>
@@ -22,10 +24,12 @@ struct ChainedIo {
 };
 
 // One entry per fused op of `fused` (ir::fuse_graph(g)), whose chosen configs' layout families
-// (Provider::expected_native_layout; empty: plain) are `layouts`, in the same order.
+// (Provider::expected_native_layout; empty: plain) are `layouts`, in the same order (the graph's
+// order: producers first). `channels_last_concats`, when given, receives the number of concats
+// estimated to copy channels last (each keeps one more value in a native layout).
 // REQUIRES: fused.size() == layouts.size(); g validates.
 std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
                                            std::span<const std::pair<ir::FusedOp, ir::Workload>> fused,
-                                           std::span<const std::string> layouts);
+                                           std::span<const std::string> layouts, int* channels_last_concats = nullptr);
 
 }  // namespace tensorperf::runtime

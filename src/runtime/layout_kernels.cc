@@ -87,6 +87,30 @@ int64_t outer_extent(const ir::Shape& shape, int64_t axis) {
   return n;
 }
 
+Status run_channels_last_concat(const std::vector<const HostTensor*>& inputs, HostTensor& output) {
+  const ir::TensorType& out = output.type();
+  if (inputs.empty() || out.rank() != 4) return Status::InvalidArgument("a channels-last concat joins rank-4 tensors");
+  const int64_t pixels = out.shape[0] * out.shape[2] * out.shape[3];
+  const ir::Shape whole = {pixels, out.shape[1]};
+  std::vector<ir::Shape> part_shapes;
+  std::vector<std::byte*> parts;
+  int64_t channels = 0;
+  for (const HostTensor* t : inputs) {
+    const ir::Shape& sh = t->type().shape;
+    if (sh.size() != 4 || sh[0] != out.shape[0] || sh[2] != out.shape[2] || sh[3] != out.shape[3] ||
+        t->type().dtype != out.dtype)
+      return Status::InvalidArgument("a channels-last concat's parts must match its output but for channels");
+    part_shapes.push_back({pixels, sh[1]});
+    parts.push_back(const_cast<std::byte*>(t->bytes()));
+    channels += sh[1];
+  }
+  if (channels != out.shape[1]) return Status::InvalidArgument("a channels-last concat's parts must add up to its channels");
+  std::vector<const ir::Shape*> shapes;
+  for (const ir::Shape& sh : part_shapes) shapes.push_back(&sh);
+  move_blocks(output.bytes(), whole, 1, parts, shapes, static_cast<size_t>(ir::dtype_bytes(out.dtype)), false);
+  return Status::Ok();
+}
+
 Status run_layout_op(ir::OpKind op, const ir::Attrs& attrs, const std::vector<const HostTensor*>& inputs,
                      const std::vector<HostTensor*>& outputs) {
   if (inputs.empty() || outputs.empty()) return Status::InvalidArgument("layout op without inputs or outputs");

@@ -18,6 +18,11 @@ namespace tensorperf::runtime {
 Status run_layout_op(ir::OpKind op, const ir::Attrs& attrs, const std::vector<const kernels::HostTensor*>& inputs,
                      const std::vector<kernels::HostTensor*>& outputs);
 
+// A concat along the channels (axis 1) of rank-4 tensors held channels last (dense NHWC, as a
+// kernel's native layout may be): each pixel's channels of every input in turn. InvalidArgument
+// when the shapes do not concatenate along axis 1.
+Status run_channels_last_concat(const std::vector<const kernels::HostTensor*>& inputs, kernels::HostTensor& output);
+
 // Product of the dimensions before `axis` (the number of separate blocks a concat or split along
 // `axis` moves). When it is 1, every part is one contiguous range of the whole.
 int64_t outer_extent(const ir::Shape& shape, int64_t axis);

@@ -85,7 +85,7 @@ TEST(OnednnProvider, RunsMakeNoPrimitives) {
 TEST(OnednnProvider, ExpectedNativeLayoutsMatchTheCompiledKernels) {
   const Provider& p = *find_provider("onednn").value();
   const Provider& halide = *find_provider("halide").value();
-  int native = 0, plain = 0;
+  int native = 0, plain = 0, adopting = 0;
   for (const ir::Workload& w : testing::coverage_workloads()) {
     if (halide.supports(w)) EXPECT_EQ(halide.expected_native_layout(w, halide.default_config(w)), "");
     if (!p.supports(w)) continue;
@@ -93,13 +93,69 @@ TEST(OnednnProvider, ExpectedNativeLayoutsMatchTheCompiledKernels) {
       auto kernel = p.compile(w, c, CompileOptions{"host", 1});
       if (!kernel.ok()) continue;
       const std::string expected = p.expected_native_layout(w, c);
+      if (expected == "onednn:adopt") {  // a pool: whatever layout its producer writes
+        EXPECT_GE((**kernel).alternative_input_layouts(0).size(), 2u) << w.key() << " " << c.knobs.dump();
+        ++adopting;
+        continue;
+      }
       const bool has = !(**kernel).native_output_layout().key.empty();
       EXPECT_EQ(has, !expected.empty()) << w.key() << " " << c.knobs.dump() << " expected '" << expected << "'";
+      if (has)
+        EXPECT_EQ((**kernel).native_output_layout().channels_last, expected == "onednn:nhwc")
+            << w.key() << " " << c.knobs.dump() << " expected '" << expected << "'";
       (expected.empty() ? plain : native) += 1;
     }
   }
   EXPECT_GE(native, 5);
   EXPECT_GE(plain, 5);
+  EXPECT_GE(adopting, 2);
+}
+
+// A pool that adopts the channels-last layout reads and writes NHWC tensors and computes what it
+// computes on plain ones; a key it does not list is refused; a new instance starts plain again.
+TEST(OnednnProvider, APoolRunsInTheChannelsLastLayoutItAdopts) {
+  const Provider& p = *find_provider("onednn").value();
+  std::mt19937_64 rng(9);
+  int checked = 0;
+  auto to_nhwc = [](const HostTensor& t, HostTensor& out, bool back) {
+    const ir::Shape& s = t.type().shape;
+    const int64_t n = s[0], c = s[1], hw = s[2] * s[3];
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 0; ch < c; ++ch)
+        for (int64_t i = 0; i < hw; ++i) {
+          const int64_t plain = (b * c + ch) * hw + i, nhwc = (b * hw + i) * c + ch;
+          out.f32()[back ? plain : nhwc] = t.f32()[back ? nhwc : plain];
+        }
+  };
+  for (const ir::Workload& w : testing::coverage_workloads()) {
+    const bool pool = w.op == ir::OpKind::kMaxPool2d || w.op == ir::OpKind::kAvgPool2d || w.op == ir::OpKind::kGlobalAvgPool2d;
+    if (!pool || !p.supports(w) || p.expected_native_layout(w, p.default_config(w)) != "onednn:adopt") continue;
+    auto kernel = p.compile(w, p.default_config(w), CompileOptions{"host", 1});
+    if (!kernel.ok()) continue;
+    std::string key;
+    for (const Kernel::NativeLayout& l : (**kernel).alternative_input_layouts(0))
+      if (l.channels_last) key = l.key;
+    ASSERT_FALSE(key.empty()) << w.key();
+    std::unique_ptr<Kernel> adopted = (**kernel).new_instance();
+    EXPECT_FALSE(adopted->adopt_input_layout(0, "no such layout").ok());
+    ASSERT_TRUE(adopted->adopt_input_layout(0, key).ok()) << w.key();
+    EXPECT_EQ(adopted->native_input_layout(0).key, key);
+    // A global pool's output (one pixel) is the same bytes in either layout: plain.
+    const bool native_out = !adopted->native_output_layout().key.empty();
+    EXPECT_EQ(native_out, w.op != ir::OpKind::kGlobalAvgPool2d) << w.key();
+    if (native_out) EXPECT_TRUE(adopted->native_output_layout().channels_last) << w.key();
+    ASSERT_TRUE(adopted->use_native_layouts({true}, native_out).ok());
+    EXPECT_TRUE((**kernel).new_instance()->native_input_layout(0).key.empty()) << "a new instance starts plain";
+    std::vector<HostTensor> inputs = testing::random_inputs(w, rng);
+    HostTensor in_nhwc(w.inputs[0]), out_nhwc(w.output), out(w.output), expected(w.output);
+    to_nhwc(inputs[0], in_nhwc, false);
+    ASSERT_TRUE(adopted->run({&in_nhwc}, native_out ? out_nhwc : out).ok());
+    if (native_out) to_nhwc(out_nhwc, out, true);
+    ASSERT_TRUE((**kernel).run(testing::pointers(inputs), expected).ok());
+    EXPECT_LE(max_scaled_error(out, expected), 1.0) << w.key();
+    ++checked;
+  }
+  EXPECT_GE(checked, 2);
 }
 
 TEST(OnednnProvider, SupportsAnchorsAndPoolsOnly) {

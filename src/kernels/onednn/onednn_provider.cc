@@ -144,7 +144,8 @@ std::string layout_key(const memory::desc& d) {
 }
 
 Kernel::NativeLayout native_layout(const memory::desc& d) {
-  return {layout_key(d), static_cast<int64_t>(d.get_size())};
+  const bool channels_last = d.dims().size() == 4 && d == memory::desc(d.dims(), d.data_type(), Tag::nhwc);
+  return {layout_key(d), static_cast<int64_t>(d.get_size()), channels_last};
 }
 
 // The calling thread's OpenMP thread count set to `n` for a scope. With OpenMP, a oneDNN primitive
@@ -174,41 +175,72 @@ class OnednnKernel final : public Kernel {
     size_t bias_input = 0;
     int threads = 1;
     memory::desc scratchpad;  // the primitive's scratchpad (user-managed; may be empty)
+    // The same op made for other activation layouts (pooling: whatever its producer writes); an
+    // instance may adopt one (adopt_input_layout).
+    std::vector<std::shared_ptr<const Spec>> alternatives;
   };
   explicit OnednnKernel(Spec spec) : OnednnKernel(std::make_shared<const Spec>(std::move(spec))) {}
-  explicit OnednnKernel(std::shared_ptr<const Spec> spec) : spec_(std::move(spec)), s_(*spec_), stream_(cpu_engine()) {
-    const OmpThreads scoped(s_.threads);  // the reorders below run with s_.threads
-    if (s_.src_prim != s_.src_user) {
-      src_tmp_ = memory(s_.src_prim, cpu_engine());
-      src_reorder_ = make_reorder(s_.src_user, s_.src_prim);
+  explicit OnednnKernel(std::shared_ptr<const Spec> spec) : root_(spec), stream_(cpu_engine()) { bind(std::move(spec)); }
+
+  // Per-instance state (reorders and their buffers) for `spec`: the root's or an alternative's.
+  void bind(std::shared_ptr<const Spec> spec) {
+    spec_ = std::move(spec);
+    src_tmp_ = dst_tmp_ = wei_tmp_ = scratchpad_ = std::nullopt;
+    src_reorder_ = dst_reorder_ = sum_reorder_ = wei_reorder_ = std::nullopt;
+    binary_tmp_.clear();
+    binary_reorder_.clear();
+    wei_from_ = nullptr;
+    const OmpThreads scoped(spec_->threads);  // the reorders below run with spec_->threads
+    if (spec_->src_prim != spec_->src_user) {
+      src_tmp_ = memory(spec_->src_prim, cpu_engine());
+      src_reorder_ = make_reorder(spec_->src_user, spec_->src_prim);
     }
-    if (s_.dst_prim != s_.dst_user) {
-      dst_tmp_ = memory(s_.dst_prim, cpu_engine());
-      dst_reorder_ = make_reorder(s_.dst_prim, s_.dst_user);
-      if (s_.sum_input) sum_reorder_ = make_reorder(s_.dst_user, s_.dst_prim);
+    if (spec_->dst_prim != spec_->dst_user) {
+      dst_tmp_ = memory(spec_->dst_prim, cpu_engine());
+      dst_reorder_ = make_reorder(spec_->dst_prim, spec_->dst_user);
+      if (spec_->sum_input) sum_reorder_ = make_reorder(spec_->dst_user, spec_->dst_prim);
     }
-    if (s_.wei_prim && *s_.wei_prim != *s_.wei_user) {
-      wei_tmp_ = memory(*s_.wei_prim, cpu_engine());
-      wei_reorder_ = make_reorder(*s_.wei_user, *s_.wei_prim);
+    if (spec_->wei_prim && *spec_->wei_prim != *spec_->wei_user) {
+      wei_tmp_ = memory(*spec_->wei_prim, cpu_engine());
+      wei_reorder_ = make_reorder(*spec_->wei_user, *spec_->wei_prim);
     }
-    for (const PostOps::Binary& b : s_.binary) {
+    for (const PostOps::Binary& b : spec_->binary) {
       const bool differ = b.desc != b.user;
       binary_tmp_.push_back(differ ? std::optional<memory>(memory(b.desc, cpu_engine())) : std::nullopt);
       binary_reorder_.push_back(differ ? std::optional<dnnl::reorder>(make_reorder(b.user, b.desc)) : std::nullopt);
     }
-    if (s_.scratchpad.get_size() > 0) scratchpad_ = memory(s_.scratchpad, cpu_engine());
+    if (spec_->scratchpad.get_size() > 0) scratchpad_ = memory(spec_->scratchpad, cpu_engine());
   }
 
   // Input 0 in the primitive's source layout; the output and the residual of a sum post-op in its
   // destination layout.
   NativeLayout native_output_layout() const override {
-    if (s_.dst_prim == s_.dst_user) return {};
-    return native_layout(s_.dst_prim);
+    if (spec_->dst_prim == spec_->dst_user) return {};
+    return native_layout(spec_->dst_prim);
   }
   NativeLayout native_input_layout(size_t index) const override {
-    if (index == 0 && s_.src_prim != s_.src_user) return native_layout(s_.src_prim);
-    if (s_.sum_input && index == *s_.sum_input) return native_output_layout();
+    if (index == 0 && spec_->src_prim != spec_->src_user) return native_layout(spec_->src_prim);
+    if (spec_->sum_input && index == *spec_->sum_input) return native_output_layout();
     return {};
+  }
+  std::vector<NativeLayout> alternative_input_layouts(size_t index) const override {
+    std::vector<NativeLayout> out;
+    if (index != 0) return out;
+    const std::string current = native_input_layout(0).key;
+    for (const auto& alt : root_->alternatives)
+      if (alt->src_prim != alt->src_user && native_layout(alt->src_prim).key != current) out.push_back(native_layout(alt->src_prim));
+    return out;
+  }
+  Status adopt_input_layout(size_t index, const std::string& key) override {
+    if (index == 0 && key == native_input_layout(0).key) return Status::Ok();
+    if (index == 0)
+      for (const auto& alt : root_->alternatives)
+        if (alt->src_prim != alt->src_user && native_layout(alt->src_prim).key == key) {
+          bind(alt);
+          native_src_ = native_sum_ = native_dst_ = false;
+          return Status::Ok();
+        }
+    return Status::InvalidArgument("oneDNN kernel: input " + std::to_string(index) + " cannot take layout '" + key + "'");
   }
   Status use_native_layouts(const std::vector<bool>& native_inputs, bool native_output) override {
     for (size_t i = 0; i < native_inputs.size(); ++i)
@@ -217,26 +249,26 @@ class OnednnKernel final : public Kernel {
     if (native_output && native_output_layout().key.empty())
       return Status::InvalidArgument("oneDNN kernel: the output has no native layout");
     native_src_ = !native_inputs.empty() && native_inputs[0];
-    native_sum_ = s_.sum_input && *s_.sum_input < native_inputs.size() && native_inputs[*s_.sum_input];
+    native_sum_ = spec_->sum_input && *spec_->sum_input < native_inputs.size() && native_inputs[*spec_->sum_input];
     native_dst_ = native_output;
     return Status::Ok();
   }
 
   Status run(const std::vector<const HostTensor*>& inputs, HostTensor& output) override {
     try {
-      omp_set_num_threads(s_.threads);
+      omp_set_num_threads(spec_->threads);
       auto wrap = [](const memory::desc& d, const HostTensor* t) {
         return memory(d, cpu_engine(), const_cast<float*>(t->f32()));
       };
       std::unordered_map<int, memory> args;
-      memory src = wrap(native_src_ ? s_.src_prim : s_.src_user, inputs[0]);
+      memory src = wrap(native_src_ ? spec_->src_prim : spec_->src_user, inputs[0]);
       if (src_tmp_ && !native_src_) {
         src_reorder_->execute(stream_, src, *src_tmp_);
         src = *src_tmp_;
       }
       args[DNNL_ARG_SRC] = src;
-      if (s_.wei_user) {
-        memory wei = wrap(*s_.wei_user, inputs[1]);
+      if (spec_->wei_user) {
+        memory wei = wrap(*spec_->wei_user, inputs[1]);
         if (wei_tmp_) {
           if (wei_from_ != inputs[1]) {
             wei_reorder_->execute(stream_, wei, *wei_tmp_);
@@ -246,9 +278,9 @@ class OnednnKernel final : public Kernel {
         }
         args[DNNL_ARG_WEIGHTS] = wei;
       }
-      if (s_.bias) args[DNNL_ARG_BIAS] = wrap(*s_.bias, inputs[s_.bias_input]);
-      for (size_t i = 0; i < s_.binary.size(); ++i) {
-        const PostOps::Binary& b = s_.binary[i];
+      if (spec_->bias) args[DNNL_ARG_BIAS] = wrap(*spec_->bias, inputs[spec_->bias_input]);
+      for (size_t i = 0; i < spec_->binary.size(); ++i) {
+        const PostOps::Binary& b = spec_->binary[i];
         memory operand = wrap(b.user, inputs[b.input]);
         if (binary_tmp_[i]) {
           binary_reorder_[i]->execute(stream_, operand, *binary_tmp_[i]);
@@ -256,23 +288,23 @@ class OnednnKernel final : public Kernel {
         }
         args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(b.post_op) | DNNL_ARG_SRC_1] = operand;
       }
-      memory dst = memory(native_dst_ ? s_.dst_prim : s_.dst_user, cpu_engine(), output.f32());
+      memory dst = memory(native_dst_ ? spec_->dst_prim : spec_->dst_user, cpu_engine(), output.f32());
       const bool via_tmp = dst_tmp_ && !native_dst_;  // the primitive writes dst_tmp_, then a reorder
       memory prim_dst = via_tmp ? *dst_tmp_ : dst;
       args[DNNL_ARG_DST] = prim_dst;
       if (scratchpad_) args[DNNL_ARG_SCRATCHPAD] = *scratchpad_;
-      if (s_.sum_input) {
-        const HostTensor* residual = inputs[*s_.sum_input];
+      if (spec_->sum_input) {
+        const HostTensor* residual = inputs[*spec_->sum_input];
         // prim_dst is in the primitive's layout; so is the residual when native or when that is plain.
         if (native_sum_ || !dst_tmp_) {
           void* to = prim_dst.get_data_handle();
-          if (to != residual->bytes()) std::memcpy(to, residual->bytes(), s_.dst_prim.get_size());
+          if (to != residual->bytes()) std::memcpy(to, residual->bytes(), spec_->dst_prim.get_size());
         } else {
-          memory r = wrap(s_.dst_user, residual);
+          memory r = wrap(spec_->dst_user, residual);
           sum_reorder_->execute(stream_, r, prim_dst);
         }
       }
-      s_.prim.execute(stream_, args);
+      spec_->prim.execute(stream_, args);
       if (via_tmp) dst_reorder_->execute(stream_, *dst_tmp_, dst);
       stream_.wait();
     } catch (const dnnl::error& e) {
@@ -281,15 +313,15 @@ class OnednnKernel final : public Kernel {
     return Status::Ok();
   }
 
-  std::unique_ptr<Kernel> new_instance() const override { return std::make_unique<OnednnKernel>(spec_); }
+  std::unique_ptr<Kernel> new_instance() const override { return std::make_unique<OnednnKernel>(root_); }
 
  private:
   static dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to) {
     return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
   }
 
-  std::shared_ptr<const Spec> spec_;  // the primitive and descriptors, shared by instances
-  const Spec& s_;
+  std::shared_ptr<const Spec> root_;  // the primitive and descriptors as compiled, shared by instances
+  std::shared_ptr<const Spec> spec_;  // what this instance runs: root_ or one of its alternatives
   dnnl::stream stream_;
   std::optional<memory> src_tmp_, dst_tmp_, wei_tmp_, scratchpad_;
   std::vector<std::optional<memory>> binary_tmp_;
@@ -306,7 +338,16 @@ Result<std::string> knob_string(const Config& c, const std::string& name) {
   return it->get<std::string>();
 }
 
-Result<OnednnKernel::Spec> build_conv(const ir::Workload& w, const Config& c) {
+// A convolution's primitive descriptor: oneDNN's choice of implementation and layouts, made without
+// generating code.
+struct ConvDesc {
+  dnnl::convolution_forward::primitive_desc pd;
+  PostOps post;
+  memory::dims src, dst, wei, bias_dims;
+  Tag wei_user_tag = Tag::oihw;
+};
+
+Result<ConvDesc> describe_conv(const ir::Workload& w, const Config& c) {
   TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
   TP_ASSIGN_OR_RETURN(std::string alg, knob_string(c, "algorithm"));
   if (format != "any" && format != "plain" && format != "nhwc") return Status::InvalidArgument("format must be any, plain or nhwc");
@@ -317,39 +358,44 @@ Result<OnednnKernel::Spec> build_conv(const ir::Workload& w, const Config& c) {
   auto strides = w.attrs.get_ints("strides", {1, 1});
   auto pads = w.attrs.get_ints("pads", {0, 0, 0, 0});
   auto dil = w.attrs.get_ints("dilations", {1, 1});
-  memory::dims src = to_dims(xs), dst = to_dims(w.output.shape);
-  memory::dims wei = g == 1 ? to_dims(ws) : memory::dims{g, ws[0] / g, ws[1], ws[2], ws[3]};
+  ConvDesc cd;
+  cd.src = to_dims(xs);
+  cd.dst = to_dims(w.output.shape);
+  cd.wei = g == 1 ? to_dims(ws) : memory::dims{g, ws[0] / g, ws[1], ws[2], ws[3]};
   Tag act_tag = format == "any" ? Tag::any : format == "nhwc" ? Tag::nhwc : Tag::nchw;
-  Tag wei_user_tag = g == 1 ? Tag::oihw : Tag::goihw;
-  Tag wei_tag = format == "plain" ? wei_user_tag : Tag::any;
+  cd.wei_user_tag = g == 1 ? Tag::oihw : Tag::goihw;
+  Tag wei_tag = format == "plain" ? cd.wei_user_tag : Tag::any;
+  cd.bias_dims = {ws[0]};
+  TP_ASSIGN_OR_RETURN(cd.post, make_post_ops(w, true, {1, ws[0], 1, 1}, cd.dst, format == "nhwc" ? Tag::nhwc : Tag::nchw,
+                                             Tag::nchw, /*add_as_sum=*/true));
+  auto d = dnnl::convolution_forward::desc(
+      dnnl::prop_kind::forward_inference,
+      alg == "auto" ? dnnl::algorithm::convolution_auto : dnnl::algorithm::convolution_direct,
+      memory::desc(cd.src, DT::f32, act_tag), memory::desc(cd.wei, DT::f32, wei_tag),
+      cd.post.native_bias ? memory::desc(cd.bias_dims, DT::f32, Tag::x) : memory::desc(),
+      memory::desc(cd.dst, DT::f32, act_tag), {strides[0], strides[1]}, {dil[0] - 1, dil[1] - 1}, {pads[0], pads[1]},
+      {pads[2], pads[3]});
+  cd.pd = dnnl::convolution_forward::primitive_desc(d, cd.post.attr, cpu_engine());
+  return cd;
+}
+
+Result<OnednnKernel::Spec> build_conv(const ir::Workload& w, const Config& c) {
+  TP_ASSIGN_OR_RETURN(ConvDesc cd, describe_conv(w, c));
   OnednnKernel::Spec s;
-  s.src_user = memory::desc(src, DT::f32, Tag::nchw);
-  s.dst_user = memory::desc(dst, DT::f32, Tag::nchw);
-  memory::dims bias_dims = {ws[0]};
-  TP_ASSIGN_OR_RETURN(PostOps post, make_post_ops(w, true, {1, ws[0], 1, 1}, dst, format == "nhwc" ? Tag::nhwc : Tag::nchw,
-                                                  Tag::nchw, /*add_as_sum=*/true));
-  auto conv_desc = [&](const memory::desc& dst_desc) {
-    return dnnl::convolution_forward::desc(
-        dnnl::prop_kind::forward_inference,
-        alg == "auto" ? dnnl::algorithm::convolution_auto : dnnl::algorithm::convolution_direct,
-        memory::desc(src, DT::f32, act_tag), memory::desc(wei, DT::f32, wei_tag),
-        post.native_bias ? memory::desc(bias_dims, DT::f32, Tag::x) : memory::desc(), dst_desc, {strides[0], strides[1]},
-        {dil[0] - 1, dil[1] - 1}, {pads[0], pads[1]}, {pads[2], pads[3]});
-  };
-  auto d = conv_desc(memory::desc(dst, DT::f32, act_tag));
-  auto pd = dnnl::convolution_forward::primitive_desc(d, post.attr, cpu_engine());
-  s.prim = dnnl::convolution_forward(pd);
-  s.scratchpad = pd.scratchpad_desc();
-  s.src_prim = pd.src_desc();
-  s.dst_prim = pd.dst_desc();
-  s.wei_user = memory::desc(wei, DT::f32, wei_user_tag);
-  s.wei_prim = pd.weights_desc();
-  if (post.native_bias) {
-    s.bias = memory::desc(bias_dims, DT::f32, Tag::x);
+  s.src_user = memory::desc(cd.src, DT::f32, Tag::nchw);
+  s.dst_user = memory::desc(cd.dst, DT::f32, Tag::nchw);
+  s.prim = dnnl::convolution_forward(cd.pd);
+  s.scratchpad = cd.pd.scratchpad_desc();
+  s.src_prim = cd.pd.src_desc();
+  s.dst_prim = cd.pd.dst_desc();
+  s.wei_user = memory::desc(cd.wei, DT::f32, cd.wei_user_tag);
+  s.wei_prim = cd.pd.weights_desc();
+  if (cd.post.native_bias) {
+    s.bias = memory::desc(cd.bias_dims, DT::f32, Tag::x);
     s.bias_input = w.inputs.size();
   }
-  s.binary = post.binary;
-  s.sum_input = post.sum_input;
+  s.binary = cd.post.binary;
+  s.sum_input = cd.post.sum_input;
   return s;
 }
 
@@ -425,9 +471,8 @@ Result<OnednnKernel::Spec> build_matmul(const ir::Workload& w, const Config& c) 
   return s;
 }
 
-Result<OnednnKernel::Spec> build_pool(const ir::Workload& w, const Config& c) {
-  TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
-  if (format != "plain" && format != "nhwc") return Status::InvalidArgument("format must be plain or nhwc");
+// A pooling primitive whose activations are in `tag` (the caller's stay plain NCHW).
+Result<OnednnKernel::Spec> build_pool_in(const ir::Workload& w, Tag tag) {
   const auto& xs = w.inputs[0].shape;
   const auto& os = w.output.shape;
   bool global = w.op == OpKind::kGlobalAvgPool2d;
@@ -447,7 +492,6 @@ Result<OnednnKernel::Spec> build_pool(const ir::Workload& w, const Config& c) {
     return Status::Unsupported("oneDNN pooling: count_include_pad with ceil_mode windows differs from PyTorch's");
   auto alg = is_max ? dnnl::algorithm::pooling_max
                     : include_pad ? dnnl::algorithm::pooling_avg_include_padding : dnnl::algorithm::pooling_avg_exclude_padding;
-  Tag tag = format == "nhwc" ? Tag::nhwc : Tag::nchw;
   memory::dims src = to_dims(xs), dst = to_dims(os);
   TP_ASSIGN_OR_RETURN(PostOps post, make_post_ops(w, false, {1, os[1], 1, 1}, dst, tag, Tag::nchw));
   auto d = dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference, alg, memory::desc(src, DT::f32, tag),
@@ -462,6 +506,28 @@ Result<OnednnKernel::Spec> build_pool(const ir::Workload& w, const Config& c) {
   s.src_prim = pd.src_desc();
   s.dst_prim = pd.dst_desc();
   s.binary = post.binary;
+  return s;
+}
+
+// The config's layout, and as alternatives the layouts oneDNN's convolutions write (channels last;
+// nChw16c and nChw8c, channel-blocked for AVX-512 and AVX2), so that a pool can run in whatever
+// layout its producer leaves and keep the chain (the ISA limit may refuse some: skipped). Pools
+// with a binary post-op keep the config's layout only.
+Result<OnednnKernel::Spec> build_pool(const ir::Workload& w, const Config& c) {
+  TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
+  if (format != "plain" && format != "nhwc") return Status::InvalidArgument("format must be plain or nhwc");
+  const Tag tag = format == "nhwc" ? Tag::nhwc : Tag::nchw;
+  TP_ASSIGN_OR_RETURN(OnednnKernel::Spec s, build_pool_in(w, tag));
+  if (!s.binary.empty()) return s;
+  for (Tag other : {Tag::nchw, Tag::nhwc, Tag::nChw16c, Tag::nChw8c}) {
+    if (other == tag) continue;
+    try {
+      Result<OnednnKernel::Spec> alt = build_pool_in(w, other);
+      if (alt.ok()) s.alternatives.push_back(std::make_shared<const OnednnKernel::Spec>(std::move(alt).value()));
+    } catch (const dnnl::error&) {
+      // No implementation for this layout under the ISA limit.
+    }
+  }
   return s;
 }
 
@@ -536,24 +602,33 @@ class OnednnProvider final : public Provider {
     return std::vector<double>{};
   }
 
-  // Convolutions with format "any" let oneDNN pick a layout: channel-blocked for depthwise ones and
-  // for those with at least 8 output channels whose input has at least 8 channels or is an image's
-  // few (oneDNN's stem kernels); plain for the rest (as oneDNN 2.6 picks for the coverage shapes:
-  // OnednnProvider.ExpectedNativeLayoutsMatchTheCompiledKernels). "nhwc" convolutions and pools keep
-  // channels last (a global pool's 1x1 output is plain either way); dense and matmul take plain
-  // activations.
+  // Convolutions: oneDNN's own choice for the output, from the primitive descriptor (made without
+  // generating code, under the process's ISA limit once a compile has fixed it; the input's is the
+  // same but for an image's few channels): "onednn:nhwc" for channels last,
+  // "onednn:blocked16" (nChw16c) and the like, "" for plain NCHW. Pools without a binary post-op:
+  // "onednn:adopt", they run in their producer's layout (Kernel::adopt_input_layout). Dense and
+  // matmul: plain.
   std::string expected_native_layout(const ir::Workload& w, const Config& c) const override {
     if (!validate(w, c).ok()) return {};
-    const std::string format = c.knobs.value("format", "plain");
-    const bool pool = w.op == ir::OpKind::kMaxPool2d || w.op == ir::OpKind::kAvgPool2d;
-    if ((w.op == ir::OpKind::kConv2d || pool) && format == "nhwc") return "onednn:nhwc";
-    if (w.op != ir::OpKind::kConv2d || format != "any") return {};
-    const int64_t groups = w.attrs.get_int("groups", 1);
-    const int64_t in = w.inputs[0].shape[1], out = w.output.shape[1];
-    const bool depthwise = groups > 1 && groups == in && out % groups == 0;
-    if (depthwise) return "onednn:blocked";
-    if (groups == 1 && out >= 8 && (in >= 8 || in <= 4)) return "onednn:blocked";
-    return {};
+    if (w.op == ir::OpKind::kMaxPool2d || w.op == ir::OpKind::kAvgPool2d || w.op == ir::OpKind::kGlobalAvgPool2d) {
+      for (const std::string& op : w.epilogue)
+        if (op == "bias" || op == "add" || op == "mul") return {};
+      return "onednn:adopt";
+    }
+    if (w.op != ir::OpKind::kConv2d) return {};
+    try {
+      Result<ConvDesc> cd = describe_conv(w, c);
+      if (!cd.ok()) return {};
+      const memory::desc dst = cd->pd.dst_desc();
+      if (dst == memory::desc(cd->dst, DT::f32, Tag::nchw)) return {};
+      if (native_layout(dst).channels_last) return "onednn:nhwc";
+      std::string family = "onednn:blocked";
+      const dnnl_blocking_desc_t& b = dst.data.format_desc.blocking;
+      for (int i = 0; i < b.inner_nblks; ++i) family += (i ? "x" : "") + std::to_string(b.inner_blks[i]);
+      return family;
+    } catch (const dnnl::error&) {
+      return {};
+    }
   }
 
   // oneDNN picks its own kernels: its whole (small) space is the candidate list.
@@ -576,6 +651,11 @@ class OnednnProvider final : public Provider {
     try {
       TP_ASSIGN_OR_RETURN(OnednnKernel::Spec spec, op_table().at(w.op).build(w, c));
       spec.threads = options.threads;
+      for (auto& alt : spec.alternatives) {
+        auto copy = std::make_shared<OnednnKernel::Spec>(*alt);
+        copy->threads = options.threads;
+        alt = std::move(copy);
+      }
       return std::unique_ptr<Kernel>(new OnednnKernel(std::move(spec)));
     } catch (const dnnl::error& e) {
       return Status::InvalidArgument(std::string("oneDNN has no implementation for this config: ") + e.what());
