@@ -198,6 +198,7 @@ void run_model(const RunOptions& o) {
                        {"naive_activation_bytes", ex->naive_bytes()},
                        {"compiled_kernels", ex->compiled_kernels()},
                        {"native_layout_values", ex->native_layout_values()},
+                       {"in_place_accumulations", ex->in_place_accumulations()},
                        {"coverage", {{"tuned", tuned}, {"closest_device", closest}, {"default", defaults}}},
                        {"ops", ops}};
     std::puts(out.dump(2).c_str());
@@ -242,8 +243,9 @@ void run_model(const RunOptions& o) {
   std::printf("peak activation memory  %s (naive: %s, %.0f%%)\n", mib(ex->arena_bytes()).c_str(),
               mib(ex->naive_bytes()).c_str(),
               ex->naive_bytes() > 0 ? 100.0 * static_cast<double>(ex->arena_bytes()) / static_cast<double>(ex->naive_bytes()) : 0.0);
-  std::printf("layouts  %d activations stay in their kernels' own layout (no conversion between them)\n",
-              ex->native_layout_values());
+  std::printf("layouts  %d activations stay in their kernels' own layout (no conversion between them); "
+              "%d residual adds accumulate in place\n",
+              ex->native_layout_values(), ex->in_place_accumulations());
   std::printf("coverage  %s\n", coverage.c_str());
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,11 @@ class Kernel {
   // native_output_layout() the output layout that goes with it. Call before use_native_layouts.
   // InvalidArgument: a key not listed.
   virtual std::vector<NativeLayout> alternative_input_layouts(size_t /*index*/) const { return {}; }
+  // The input whose values the kernel copies into its output before accumulating onto them (a
+  // residual add done as oneDNN's sum post-op), if any. A runtime that passes that input's own
+  // memory as the output (the input is dead after this kernel, and in the output's layout) saves
+  // the copy: run() skips it when the two are the same bytes.
+  virtual std::optional<size_t> accumulated_input() const { return std::nullopt; }
   virtual Status adopt_input_layout(size_t /*index*/, const std::string& key) {
     return Status::InvalidArgument("this kernel takes no other layout ('" + key + "')");
   }

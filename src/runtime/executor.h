@@ -116,6 +116,8 @@ class Executor {
   int kernel_steps() const;      // steps that run a kernel (instances)
   // Activations kept in a kernel's own layout between kernels that agree on it (no conversions).
   int native_layout_values() const;
+  // Kernels that accumulate onto a residual in that residual's own memory (no copy of it first).
+  int in_place_accumulations() const;
 
   struct Impl;
 

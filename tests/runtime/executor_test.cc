@@ -207,6 +207,24 @@ TEST(Executor, PoolsAndConcatsKeepAChannelsLastChain) {
   EXPECT_LE(relative_error(run(*e), run(*reference)), 1e-3);
 }
 
+// Each of ResNet-18's eight residual convolutions is the last reader of its residual, in the same
+// layout: it accumulates in the residual's memory (no copy of it first) and computes the same. Not
+// when every activation has memory of its own (stages measured alone), nor where the residual's
+// other reader runs at the same time (a stage schedule's group beside it).
+TEST(Executor, ResidualConvolutionsAccumulateInTheResidualsMemory) {
+  Result<ir::Graph> g = ir::build_model("resnet18", {1, 64});
+  ASSERT_TRUE(g.ok());
+  auto e = load(*g, onednn_convs_in(*g, "nhwc"));
+  EXPECT_EQ(e->in_place_accumulations(), 8);
+  auto reference = load(*g, options(ConfigPolicy::kReference));
+  const std::vector<float> expected = run(*reference);
+  EXPECT_LE(relative_error(run(*e), expected), 1e-3);
+  EXPECT_LE(relative_error(run(*e), expected), 1e-3) << "a second run reads the residuals afresh";
+  ExecutorOptions own = onednn_convs_in(*g, "nhwc");
+  own.reuse_memory = false;
+  EXPECT_EQ(load(*g, own)->in_place_accumulations(), 0);
+}
+
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {

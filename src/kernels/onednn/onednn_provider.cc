@@ -231,6 +231,7 @@ class OnednnKernel final : public Kernel {
       if (alt->src_prim != alt->src_user && native_layout(alt->src_prim).key != current) out.push_back(native_layout(alt->src_prim));
     return out;
   }
+  std::optional<size_t> accumulated_input() const override { return spec_->sum_input; }
   Status adopt_input_layout(size_t index, const std::string& key) override {
     if (index == 0 && key == native_input_layout(0).key) return Status::Ok();
     if (index == 0)
