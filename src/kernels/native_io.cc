@@ -16,11 +16,22 @@ ir::TensorType room_for(const ir::TensorType& t, int64_t native_bytes) {
 }  // namespace
 
 bool has_native_layout(const Kernel& k) {
-  return !k.native_input_layout(0).key.empty() || !k.native_output_layout().key.empty();
+  return !k.native_input_layout(0).key.empty() || !k.native_output_layout().key.empty() ||
+         !k.alternative_input_layouts(0).empty();
 }
 
 Result<NativeIo> NativeIo::prepare(Kernel& k, const ir::Workload& w, uint64_t seed) {
   const std::vector<ir::TensorType> types = kernel_input_types(w);
+  // A kernel that runs in its producer's layout (a pool) is timed in one it can adopt: channels
+  // last where offered, as oneDNN's convolutions write on many CPUs.
+  if (k.native_input_layout(0).key.empty()) {
+    const std::vector<Kernel::NativeLayout> alternatives = k.alternative_input_layouts(0);
+    if (!alternatives.empty()) {
+      auto it = std::find_if(alternatives.begin(), alternatives.end(),
+                             [](const Kernel::NativeLayout& l) { return l.channels_last; });
+      TP_RETURN_IF_ERROR(k.adopt_input_layout(0, (it == alternatives.end() ? alternatives.front() : *it).key));
+    }
+  }
   std::vector<bool> native_in(types.size(), false);
   if (!types.empty()) native_in[0] = !k.native_input_layout(0).key.empty();
   const Kernel::NativeLayout out_layout = k.native_output_layout();

@@ -16,12 +16,13 @@
 
 namespace tensorperf::kernels {
 
-// True when `k` names a native layout for its activation input or its output.
+// True when `k` names a native layout for its activation input or its output, or can adopt one.
 bool has_native_layout(const Kernel& k);
 
 class NativeIo {
  public:
-  // Switches `k` to native layouts where it has them (Kernel::use_native_layouts) and makes
+  // Switches `k` to native layouts where it has them (Kernel::use_native_layouts; a kernel that can
+  // adopt its producer's layout adopts channels last, or else its first alternative) and makes
   // buffers for w's inputs and output, each as large as the larger of its plain and native
   // layouts. `k` must not have run in plain layouts with another NativeIo's tensors since.
   // Errors: the kernel rejects the layouts.

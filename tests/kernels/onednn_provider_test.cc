@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "kernels/native_io.h"
 #include "kernels/provider.h"
 #include "test_workloads.h"
 
@@ -146,6 +147,11 @@ TEST(OnednnProvider, APoolRunsInTheChannelsLastLayoutItAdopts) {
     if (native_out) EXPECT_TRUE(adopted->native_output_layout().channels_last) << w.key();
     ASSERT_TRUE(adopted->use_native_layouts({true}, native_out).ok());
     EXPECT_TRUE((**kernel).new_instance()->native_input_layout(0).key.empty()) << "a new instance starts plain";
+    // Timed as a chain runs it (records' native_costs, the executor's choice of defaults): adopted.
+    EXPECT_TRUE(has_native_layout(**kernel));
+    std::unique_ptr<Kernel> timed = (**kernel).new_instance();
+    ASSERT_TRUE(NativeIo::prepare(*timed, w).ok());
+    EXPECT_TRUE(timed->native_input_layout(0).channels_last) << w.key();
     std::vector<HostTensor> inputs = testing::random_inputs(w, rng);
     HostTensor in_nhwc(w.inputs[0]), out_nhwc(w.output), out(w.output), expected(w.output);
     to_nhwc(inputs[0], in_nhwc, false);
