@@ -59,7 +59,7 @@ struct Step {
   std::vector<bool> native_in;  // kKernel: inputs that arrive in the kernel's native layout
   bool native_out = false;      // kKernel: the output stays in the kernel's native layout
   bool channels_last = false;   // kLayout concat: its inputs and output are held channels last
-  int threads = 1;              // kKernel: the thread count `kernel` was compiled for
+  int threads = 1;              // kKernel: the thread count `kernel` was compiled for; a channels-last concat's
   kernels::Config config;       // kKernel: what `kernel` runs
   std::map<int, std::unique_ptr<kernels::Kernel>> at_threads;  // time_stage's kernels of other counts
 };
@@ -88,7 +88,8 @@ Status run_step(Step& s, kernels::Kernel* kernel = nullptr) {
     case Step::Kind::kKernel: return (kernel ? kernel : s.kernel.get())->run(s.inputs, *s.outputs[0]);
     case Step::Kind::kReference: return kernels::run_reference(s.workload, s.inputs, *s.outputs[0]);
     case Step::Kind::kLayout:
-      return s.channels_last ? run_channels_last_concat(s.inputs, *s.outputs[0]) : run_layout_op(s.op, s.attrs, s.inputs, s.outputs);
+      return s.channels_last ? run_channels_last_concat(s.inputs, *s.outputs[0], s.threads)
+                             : run_layout_op(s.op, s.attrs, s.inputs, s.outputs);
   }
   return Status::Internal("unknown step kind");
 }
@@ -267,7 +268,11 @@ Status Executor::Impl::adopt_layouts_and_mark_concats() {
           TP_RETURN_IF_ERROR(steps[r].kernel->adopt_input_layout(rk, alternative(r, rk, fits)).WithContext("step '" + steps[r].info.name + "'"));
     }
   }
-  for (size_t i = 0; i < steps.size(); ++i) steps[i].channels_last = concat_channels_last(static_cast<int>(i));
+  for (size_t i = 0; i < steps.size(); ++i) {
+    steps[i].channels_last = concat_channels_last(static_cast<int>(i));
+    // Unscheduled, it has every thread to itself; in a stage schedule, it may share a stage: one.
+    if (steps[i].channels_last) steps[i].threads = options.schedule == nullptr ? options.threads : 1;
+  }
   return Status::Ok();
 }
 

@@ -87,27 +87,35 @@ int64_t outer_extent(const ir::Shape& shape, int64_t axis) {
   return n;
 }
 
-Status run_channels_last_concat(const std::vector<const HostTensor*>& inputs, HostTensor& output) {
+Status run_channels_last_concat(const std::vector<const HostTensor*>& inputs, HostTensor& output, int threads) {
   const ir::TensorType& out = output.type();
   if (inputs.empty() || out.rank() != 4) return Status::InvalidArgument("a channels-last concat joins rank-4 tensors");
+  if (threads < 1) return Status::InvalidArgument("a channels-last concat needs at least one thread");
   const int64_t pixels = out.shape[0] * out.shape[2] * out.shape[3];
-  const ir::Shape whole = {pixels, out.shape[1]};
-  std::vector<ir::Shape> part_shapes;
-  std::vector<std::byte*> parts;
+  const int64_t elem = ir::dtype_bytes(out.dtype);
+  std::vector<const std::byte*> parts;
+  std::vector<int64_t> row;  // bytes of one pixel's channels, per part
   int64_t channels = 0;
   for (const HostTensor* t : inputs) {
     const ir::Shape& sh = t->type().shape;
     if (sh.size() != 4 || sh[0] != out.shape[0] || sh[2] != out.shape[2] || sh[3] != out.shape[3] ||
         t->type().dtype != out.dtype)
       return Status::InvalidArgument("a channels-last concat's parts must match its output but for channels");
-    part_shapes.push_back({pixels, sh[1]});
-    parts.push_back(const_cast<std::byte*>(t->bytes()));
+    parts.push_back(t->bytes());
+    row.push_back(sh[1] * elem);
     channels += sh[1];
   }
   if (channels != out.shape[1]) return Status::InvalidArgument("a channels-last concat's parts must add up to its channels");
-  std::vector<const ir::Shape*> shapes;
-  for (const ir::Shape& sh : part_shapes) shapes.push_back(&sh);
-  move_blocks(output.bytes(), whole, 1, parts, shapes, static_cast<size_t>(ir::dtype_bytes(out.dtype)), false);
+  std::byte* to = output.bytes();
+  const int64_t out_row = channels * elem;
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t p = 0; p < pixels; ++p) {
+    std::byte* at = to + p * out_row;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      std::memcpy(at, parts[k] + p * row[k], static_cast<size_t>(row[k]));
+      at += row[k];
+    }
+  }
   return Status::Ok();
 }
 

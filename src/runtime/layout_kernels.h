@@ -1,6 +1,6 @@
 // Data movement of the layout ops the runtime cannot express as a view: transpose, slice (any step),
 // and concat / split along an axis with more than one outer block. Element type agnostic (bytes),
-// row-major, single-threaded, no allocation.
+// row-major, single-threaded (but the channels-last concat), no allocation.
 #pragma once
 
 #include <vector>
@@ -20,8 +20,9 @@ Status run_layout_op(ir::OpKind op, const ir::Attrs& attrs, const std::vector<co
 
 // A concat along the channels (axis 1) of rank-4 tensors held channels last (dense NHWC, as a
 // kernel's native layout may be): each pixel's channels of every input in turn. InvalidArgument
-// when the shapes do not concatenate along axis 1.
-Status run_channels_last_concat(const std::vector<const kernels::HostTensor*>& inputs, kernels::HostTensor& output);
+// when the shapes do not concatenate along axis 1. `threads` copy pixels at once (OpenMP).
+Status run_channels_last_concat(const std::vector<const kernels::HostTensor*>& inputs, kernels::HostTensor& output,
+                                int threads = 1);
 
 // Product of the dimensions before `axis` (the number of separate blocks a concat or split along
 // `axis` moves). When it is 1, every part is one contiguous range of the whole.

@@ -60,6 +60,28 @@ TEST(LayoutKernels, ConcatThenSplitAlongAnInnerAxisRoundTrips) {
   EXPECT_EQ(max_scaled_error(b2, b), 0.0);
 }
 
+// Tensors of NCHW shape held channels last: element (n, c, h, w) at ((n * H + h) * W + w) * C + c.
+TEST(LayoutKernels, ChannelsLastConcatPutsEachPixelsChannelsSideBySide) {
+  const int64_t N = 2, H = 3, W = 5, C1 = 3, C2 = 4;
+  HostTensor a = iota_tensor({N, C1, H, W}), b = iota_tensor({N, C2, H, W});
+  for (int64_t i = 0; i < b.num_elements(); ++i) b.f32()[i] += 1000;
+  for (int threads : {1, 2}) {
+    HostTensor y = typed({N, C1 + C2, H, W});
+    ASSERT_TRUE(run_channels_last_concat({&a, &b}, y, threads).ok());
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w)
+          for (int64_t c = 0; c < C1 + C2; ++c) {
+            const int64_t pixel = (n * H + h) * W + w;
+            const float want = c < C1 ? a.f32()[pixel * C1 + c] : b.f32()[pixel * C2 + (c - C1)];
+            ASSERT_EQ(y.f32()[pixel * (C1 + C2) + c], want) << threads << " threads, n " << n << " c " << c;
+          }
+  }
+  HostTensor wrong_channels = typed({N, C1 + C2 + 1, H, W}), wrong_pixels = typed({N, C1 + C2, H, W + 1});
+  EXPECT_FALSE(run_channels_last_concat({&a, &b}, wrong_channels).ok());
+  EXPECT_FALSE(run_channels_last_concat({&a, &b}, wrong_pixels).ok());
+}
+
 TEST(LayoutKernels, OtherOpsAreRefused) {
   HostTensor x = iota_tensor({2});
   HostTensor y = typed({2});
