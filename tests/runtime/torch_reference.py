@@ -32,14 +32,23 @@ def main():
                 m.running_var.uniform_(0.5, 1.5)
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.uniform_(-0.1, 0.1)
+        # A weight initialised to zeros (vit_b_16's classifier) would make every output 0 and the
+        # comparison empty.
+        for p in model.parameters():
+            if p.dim() >= 2 and not p.any():
+                p.uniform_(-0.05, 0.05)
     model.eval()
     x = torch.rand(batch, 3, size, size) * 2 - 1
     os.makedirs(out_dir, exist_ok=True)
     with torch.no_grad():
         y = model(x)
-        # Newer torch exports through dynamo by default; the TorchScript exporter gives the graph
-        # that torch 1.13 (Debian's) gives, so it is asked for where the choice exists.
-        legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+    # Newer torch exports through dynamo by default; the TorchScript exporter gives the graph that
+    # torch 1.13 (Debian's) gives, so it is asked for where the choice exists. Models with attention
+    # (vit_b_16) are exported with gradients on: without them, torch 1.13's MultiheadAttention takes
+    # its fused inference path, which has no ONNX export; with them it runs the plain operators.
+    legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+    attention = any(isinstance(m, torch.nn.MultiheadAttention) for m in model.modules())
+    with torch.set_grad_enabled(attention):
         torch.onnx.export(model, x, os.path.join(out_dir, name + ".onnx"), opset_version=13,
                           input_names=["input"], output_names=["output"], **legacy)
     np.save(os.path.join(out_dir, name + ".input.npy"), x.numpy().astype(np.float32))

@@ -82,8 +82,13 @@ Status convert_gather(const OnnxNode& node, ImportContext& ctx) {
   TP_RETURN_IF_ERROR(node.check_attrs({"axis"}));
   const ConstTensor* data = ctx.constant(node.input(0));
   const ConstTensor* indices = ctx.constant(node.input(1));
+  if (data == nullptr && indices != nullptr && indices->num_elements() == 1) {
+    // One index of a computed tensor (ViT's class token, x[:, 0]): a slice of that row.
+    TP_ASSIGN_OR_RETURN(int64_t axis, node.attr_int("axis", 0));
+    return gather_one(node, ctx, axis, indices->int_at(0), indices->type().rank() > 0);
+  }
   if (data == nullptr || indices == nullptr) {
-    return node.unsupported("Gather is supported only on constants (shape arithmetic), not on computed tensors");
+    return node.unsupported("Gather of a computed tensor is supported with one constant index only");
   }
   const int64_t rank = data->type().rank();
   TP_ASSIGN_OR_RETURN(int64_t axis, node.attr_int("axis", 0));

@@ -1,7 +1,8 @@
 // Add, Mul -> add, mul (numpy broadcasting); Sub and Div by a constant -> add and mul by its negation
 // and reciprocal; Relu, Sigmoid, Tanh; Clip(0, 6) -> relu6 and Clip(0, inf) -> relu; HardSigmoid and
 // HardSwish through relu6; the recognised
-// Erf pattern (gelu_pattern.h) -> gelu. Arithmetic on two constants folds.
+// Erf pattern (gelu_pattern.h) -> gelu. Arithmetic on two constants folds; Equal, Not, Where, Mod
+// and Expand fold on constants (shape arithmetic) and are refused on computed tensors.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -165,6 +166,115 @@ Status convert_clip(const OnnxNode& node, ImportContext& ctx) {
   if (lo == 0.0 && std::isinf(hi) && hi > 0) return emit_unary(node, ctx, OpKind::kRelu);
   return node.unsupported("only Clip(0, 6) (relu6) and Clip(0, inf) (relu) are supported, got Clip(" +
                           std::to_string(lo) + ", " + std::to_string(hi) + ")");
+}
+
+}  // namespace tensorperf::ir::onnx_import
+
+namespace tensorperf::ir::onnx_import {
+namespace {
+
+// The constants of a node's inputs first..last, or an Unsupported error naming `what`.
+Result<std::vector<const ConstTensor*>> constant_inputs(const OnnxNode& node, ImportContext& ctx, size_t n,
+                                                        const char* what) {
+  std::vector<const ConstTensor*> out;
+  for (size_t i = 0; i < n; ++i) {
+    const ConstTensor* t = ctx.constant(node.input(i));
+    if (t == nullptr) return node.unsupported(std::string(what) + " is supported on constants only (shape arithmetic)");
+    out.push_back(t);
+  }
+  return out;
+}
+
+Status bind_folded(const OnnxNode& node, ImportContext& ctx, Result<ConstTensor> folded) {
+  if (!folded.ok())
+    return folded.status().code() == StatusCode::kUnsupported ? node.unsupported(folded.status().message())
+                                                              : node.invalid(folded.status().message());
+  ctx.bind_constant(node.output(0), std::move(folded).value());
+  return Status::Ok();
+}
+
+// ONNX's bool tensors are int32 0/1 here (as tensor_proto.cc reads them).
+ConstTensor as_bool(const ConstTensor& t) {
+  std::vector<int64_t> v = t.ints();
+  for (int64_t& x : v) x = x != 0;
+  return ConstTensor::from_ints(v, t.shape, DType::kInt32);
+}
+
+}  // namespace
+
+Status convert_equal(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(2, 2));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  TP_ASSIGN_OR_RETURN(std::vector<const ConstTensor*> in, constant_inputs(node, ctx, 2, "Equal"));
+  Result<ConstTensor> eq = fold_binary(
+      *in[0], *in[1], [](double a, double b) { return a == b ? 1.0 : 0.0; },
+      [](int64_t a, int64_t b) -> int64_t { return a == b; });
+  if (!eq.ok()) return bind_folded(node, ctx, eq.status());
+  return bind_folded(node, ctx, as_bool(*eq));
+}
+
+Status convert_not(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(1, 1));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  TP_ASSIGN_OR_RETURN(std::vector<const ConstTensor*> in, constant_inputs(node, ctx, 1, "Not"));
+  std::vector<int64_t> v = in[0]->ints();
+  for (int64_t& x : v) x = x == 0;
+  return bind_folded(node, ctx, ConstTensor::from_ints(v, in[0]->shape, DType::kInt32));
+}
+
+// Where(condition, x, y) on constants: x where the condition holds, else y (broadcast).
+Status convert_where(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(3, 3));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  TP_ASSIGN_OR_RETURN(std::vector<const ConstTensor*> in, constant_inputs(node, ctx, 3, "Where"));
+  const ConstTensor &c = *in[0], &x = *in[1], &y = *in[2];
+  if (x.dtype != y.dtype) return node.invalid("x and y must have one type");
+  Result<ConstTensor> taken = fold_binary(
+      x, c, [](double v, double cond) { return cond != 0 ? v : 0.0; },
+      [](int64_t v, int64_t cond) { return cond != 0 ? v : int64_t{0}; });
+  if (!taken.ok()) return bind_folded(node, ctx, taken.status());
+  Result<ConstTensor> other = fold_binary(
+      y, c, [](double v, double cond) { return cond != 0 ? 0.0 : v; },
+      [](int64_t v, int64_t cond) { return cond != 0 ? int64_t{0} : v; });
+  if (!other.ok()) return bind_folded(node, ctx, other.status());
+  return bind_folded(node, ctx, fold_binary(*taken, *other, std::plus<double>(), std::plus<int64_t>()));
+}
+
+// Mod on constants: fmod=0 (integers) takes the divisor's sign, as Python's %; fmod=1, C's fmod.
+Status convert_mod(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(2, 2));
+  TP_RETURN_IF_ERROR(node.check_attrs({"fmod"}));
+  TP_ASSIGN_OR_RETURN(int64_t fmod, node.attr_int("fmod", 0));
+  TP_ASSIGN_OR_RETURN(std::vector<const ConstTensor*> in, constant_inputs(node, ctx, 2, "Mod"));
+  if (fmod == 0 && !in[0]->is_integer()) return node.invalid("fmod=0 needs integer inputs");
+  if (in[1]->is_integer())
+    for (int64_t v : in[1]->ints())
+      if (v == 0) return node.invalid("integer modulo by zero");
+  return bind_folded(node, ctx,
+                     fold_binary(
+                         *in[0], *in[1], [](double a, double b) { return std::fmod(a, b); },
+                         [fmod](int64_t a, int64_t b) {
+                           int64_t r = a % b;
+                           if (fmod == 0 && r != 0 && ((r < 0) != (b < 0))) r += b;
+                           return r;
+                         }));
+}
+
+// Expand(x, shape) on a constant x: x broadcast to the shape (numpy rules, either side may be 1).
+Status convert_expand(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(2, 2));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  TP_ASSIGN_OR_RETURN(std::vector<const ConstTensor*> in, constant_inputs(node, ctx, 2, "Expand"));
+  const Shape shape = in[1]->ints();
+  for (int64_t d : shape)
+    if (d < 0) return node.invalid("negative dimension in the shape " + shape_to_string(shape));
+  const int64_t n = TensorType{shape, in[0]->dtype}.num_elements();
+  if (n > kMaxFoldedElements) return node.unsupported("a constant of " + std::to_string(n) + " elements is too large");
+  const ConstTensor ones = in[0]->is_integer() ? ConstTensor::from_ints(std::vector<int64_t>(n, 1), shape, in[0]->dtype)
+                                               : ConstTensor::from_floats(std::vector<double>(n, 1.0), shape, in[0]->dtype);
+  return bind_folded(node, ctx, fold_binary(
+                                    *in[0], ones, [](double a, double) { return a; },
+                                    [](int64_t a, int64_t) { return a; }));
 }
 
 }  // namespace tensorperf::ir::onnx_import

@@ -151,6 +151,26 @@ Status convert_split(const OnnxNode& node, ImportContext& ctx) {
   return Status::Ok();
 }
 
+Status gather_one(const OnnxNode& node, ImportContext& ctx, int64_t axis, int64_t index, bool keep_axis) {
+  TP_ASSIGN_OR_RETURN(TensorType x_type, ctx.type(node.input(0)));
+  const int64_t rank = x_type.rank();
+  TP_ASSIGN_OR_RETURN(axis, normalize_axis(node, axis, rank));
+  const int64_t dim = x_type.shape[axis];
+  if (index < -dim || index >= dim) return node.invalid("index " + std::to_string(index) + " is out of range");
+  if (index < 0) index += dim;
+  TP_ASSIGN_OR_RETURN(ValueId x, ctx.value(node.input(0)));
+  Attrs attrs{{"starts", std::vector<int64_t>{index}}, {"ends", std::vector<int64_t>{index + 1}},
+              {"axes", std::vector<int64_t>{axis}}, {"steps", std::vector<int64_t>{1}}};
+  TP_ASSIGN_OR_RETURN(ValueId y, ctx.add_op(node, OpKind::kSlice, {x}, std::move(attrs), keep_axis ? "" : "/slice"));
+  if (!keep_axis) {
+    Shape shape = x_type.shape;
+    shape.erase(shape.begin() + axis);
+    TP_ASSIGN_OR_RETURN(y, ctx.add_op(node, OpKind::kReshape, {y}, Attrs{{"shape", shape}}));
+  }
+  ctx.bind_value(node.output(0), y);
+  return Status::Ok();
+}
+
 Status convert_slice(const OnnxNode& node, ImportContext& ctx) {
   TP_RETURN_IF_ERROR(node.check_inputs(3, 5));
   TP_RETURN_IF_ERROR(node.check_attrs({}));

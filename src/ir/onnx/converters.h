@@ -23,6 +23,12 @@ Status convert_add(const OnnxNode& node, ImportContext& ctx);
 Status convert_sub(const OnnxNode& node, ImportContext& ctx);
 Status convert_mul(const OnnxNode& node, ImportContext& ctx);
 Status convert_div(const OnnxNode& node, ImportContext& ctx);
+// On constants only (shape arithmetic; bools are int32 0/1): Equal, Not, Where, Mod, Expand.
+Status convert_equal(const OnnxNode& node, ImportContext& ctx);
+Status convert_not(const OnnxNode& node, ImportContext& ctx);
+Status convert_where(const OnnxNode& node, ImportContext& ctx);
+Status convert_mod(const OnnxNode& node, ImportContext& ctx);
+Status convert_expand(const OnnxNode& node, ImportContext& ctx);
 Status convert_relu(const OnnxNode& node, ImportContext& ctx);
 Status convert_sigmoid(const OnnxNode& node, ImportContext& ctx);
 Status convert_hard_sigmoid(const OnnxNode& node, ImportContext& ctx);
@@ -51,5 +57,8 @@ Status convert_shape(const OnnxNode& node, ImportContext& ctx);
 Status convert_gather(const OnnxNode& node, ImportContext& ctx);
 Status convert_cast(const OnnxNode& node, ImportContext& ctx);
 Status convert_constant_of_shape(const OnnxNode& node, ImportContext& ctx);
+// Gather of one index along `axis` of the computed input 0: an IR slice of that row, then a reshape
+// that drops the axis unless `keep_axis` (a 1-element index tensor rather than a scalar).
+Status gather_one(const OnnxNode& node, ImportContext& ctx, int64_t axis, int64_t index, bool keep_axis);
 
 }  // namespace tensorperf::ir::onnx_import

@@ -25,6 +25,8 @@ constexpr std::array kOnnxOps = {
     Entry{"Conv", convert_conv},
     Entry{"Div", convert_div},
     Entry{"Dropout", convert_dropout},
+    Entry{"Equal", convert_equal},
+    Entry{"Expand", convert_expand},
     Entry{"Flatten", convert_flatten},
     Entry{"Gather", convert_gather},
     Entry{"Gemm", convert_gemm},
@@ -35,7 +37,9 @@ constexpr std::array kOnnxOps = {
     Entry{"LayerNormalization", convert_layer_normalization},
     Entry{"MatMul", convert_matmul},
     Entry{"MaxPool", convert_max_pool},
+    Entry{"Mod", convert_mod},
     Entry{"Mul", convert_mul},
+    Entry{"Not", convert_not},
     Entry{"Pad", convert_pad},
     Entry{"ReduceMean", convert_reduce_mean},
     Entry{"Relu", convert_relu},
@@ -50,6 +54,7 @@ constexpr std::array kOnnxOps = {
     Entry{"Tanh", convert_tanh},
     Entry{"Transpose", convert_transpose},
     Entry{"Unsqueeze", convert_unsqueeze},
+    Entry{"Where", convert_where},
 };
 
 // Nodes made by the importer's pattern passes.

@@ -266,6 +266,38 @@ def reshape_chain():
 
 
 @fixture
+def class_token():
+    """ViT's class token as torch 1.13 exports it: the token expanded to the batch (shape arithmetic
+    through Equal / Where / Expand), concatenated before the patches, then x[:, 0]."""
+    i64 = lambda *v: np.array(v, dtype=np.int64)
+    return model([node("Shape", ["x"], ["s"]), const("i0", np.array(0, dtype=np.int64)),
+                  node("Gather", ["s", "i0"], ["n"], axis=0), const("ax0", i64(0)),
+                  node("Unsqueeze", ["n", "ax0"], ["n1"]), const("m1", i64(-1, -1)),
+                  node("Concat", ["n1", "m1"], ["shape"], axis=0),
+                  const("neg", i64(-1)), node("Equal", ["shape", "neg"], ["is_neg"]),
+                  const("ones", i64(1, 1, 1)), node("Where", ["is_neg", "ones", "shape"], ["target"]),
+                  node("Expand", ["cls", "target"], ["tokens"]),
+                  node("Concat", ["tokens", "x"], ["seq"], axis=1),
+                  const("first", np.array(0, dtype=np.int64)), node("Gather", ["seq", "first"], ["y"], axis=1)],
+                 [("x", [1, 3, 4])], inits=[init("cls", arange(1, 1, 4))])
+
+
+@fixture
+def mod_expand():
+    """Mod with fmod=0 takes the divisor's sign (-4 mod 3 = 2; C's fmod gives -1): a constant of
+    ones expanded to that shape, added to x."""
+    return model([const("a", np.array([-4, 5], dtype=np.int64)), const("b", np.array([3, 3], dtype=np.int64)),
+                  node("Mod", ["a", "b"], ["shape"]), const("one", np.array([1.0], dtype=np.float32)),
+                  node("Expand", ["one", "shape"], ["ones"]), node("Add", ["x", "ones"], ["y"])],
+                 [("x", [2, 2])])
+
+
+@fixture
+def equal_computed():
+    return model([node("Equal", ["x", "x"], ["y"])], [("x", [2, 2])])
+
+
+@fixture
 def transpose_flatten():
     return model([node("Transpose", ["x"], ["t"], perm=[0, 2, 3, 1]), node("Flatten", ["t"], ["y"], axis=-2)],
                  [("x", [1, 3, 4, 5])])

@@ -51,6 +51,10 @@ TEST(OnnxErrors, UnsupportedOperatorNamesNodeOpTypeAndOpset) {
                {"unsupported_op.onnx", "weird_hardmax", "Hardmax", "opset 13"});
 }
 
+TEST(OnnxErrors, ComparisonsOfComputedTensorsAreUnsupported) {
+  expect_error(import_fixture("equal_computed"), StatusCode::kUnsupported, {"Equal", "constants only"});
+}
+
 TEST(OnnxErrors, UnsupportedAttributeValueNamesIt) {
   expect_error(import_fixture("conv_bad_auto_pad"), StatusCode::kUnsupported,
                {"conv_weird", "Conv", "opset 13", "auto_pad=SAME_MIDDLE"});

@@ -226,6 +226,23 @@ TEST(OnnxLayout, ShapeArithmeticFoldsIntoReshape) {
   EXPECT_EQ(output_type(g5), "float32[5,16]");
 }
 
+// Equal, Where and Expand fold the class token to a constant of the batch; the Gather of one index
+// of a computed tensor is a slice of that row and a reshape that drops the axis.
+TEST(OnnxLayout, ViTsClassTokenFoldsAndItsGatherIsASlice) {
+  Graph g = load("class_token");
+  EXPECT_EQ(op_sequence(g), (Ops{"concat", "slice", "reshape"}));
+  EXPECT_EQ(only_node(g, OpKind::kSlice).attrs.get_ints("axes", {}), (Ints{1}));
+  EXPECT_EQ(only_node(g, OpKind::kSlice).attrs.get_ints("starts", {}), (Ints{0}));
+  EXPECT_EQ(output_type(g), "float32[1,4]");
+  const Node& concat = only_node(g, OpKind::kConcat);
+  EXPECT_EQ(constant_floats(g, concat.inputs[0]), (std::vector<float>{0, 1, 2, 3}));
+}
+
+TEST(OnnxLayout, ModTakesTheDivisorsSign) {
+  Graph g = load("mod_expand");
+  EXPECT_EQ(output_type(g), "float32[2,2]");  // Mod([-4, 5], 3) = [2, 2]
+}
+
 TEST(OnnxLayout, TransposeAndFlatten) {
   Graph g = load("transpose_flatten");
   EXPECT_EQ(op_sequence(g), (Ops{"transpose", "flatten"}));
