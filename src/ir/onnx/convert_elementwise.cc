@@ -1,7 +1,7 @@
 // Add, Mul -> add, mul (numpy broadcasting); Sub and Div by a constant -> add and mul by its negation
 // and reciprocal; Relu, Sigmoid, Tanh; Clip(0, 6) -> relu6 and Clip(0, inf) -> relu; HardSigmoid and
 // HardSwish through relu6; the recognised
-// Erf pattern (gelu_pattern.h) -> gelu. Arithmetic on two constants folds; Equal, Not, Where, Mod
+// Erf pattern (gelu_pattern.h) -> gelu. Arithmetic on two constants folds; Equal, Not, Where, Mod, Pow, Range
 // and Expand fold on constants (shape arithmetic) and are refused on computed tensors.
 #include <cmath>
 #include <functional>
@@ -258,6 +258,42 @@ Status convert_mod(const OnnxNode& node, ImportContext& ctx) {
                            if (fmod == 0 && r != 0 && ((r < 0) != (b < 0))) r += b;
                            return r;
                          }));
+}
+
+Status convert_pow(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(2, 2));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  TP_ASSIGN_OR_RETURN(std::vector<const ConstTensor*> in, constant_inputs(node, ctx, 2, "Pow"));
+  return bind_folded(node, ctx,
+                     fold_binary(
+                         *in[0], *in[1], [](double a, double b) { return std::pow(a, b); },
+                         [](int64_t a, int64_t b) {
+                           int64_t r = 1;
+                           for (int64_t i = 0; i < b; ++i) r *= a;
+                           return b < 0 ? int64_t{0} : r;
+                         }));
+}
+
+// Range(start, limit, delta) on scalar constants: start, start + delta, ... before limit.
+Status convert_range(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(3, 3));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  TP_ASSIGN_OR_RETURN(std::vector<const ConstTensor*> in, constant_inputs(node, ctx, 3, "Range"));
+  for (const ConstTensor* t : in)
+    if (t->num_elements() != 1) return node.invalid("start, limit and delta must be scalars");
+  const double start = in[0]->float_at(0), limit = in[1]->float_at(0), delta = in[2]->float_at(0);
+  if (delta == 0) return node.invalid("a delta of 0");
+  const double count = std::max(std::ceil((limit - start) / delta), 0.0);
+  if (count > static_cast<double>(kMaxFoldedElements)) return node.unsupported("a range of too many elements");
+  const int64_t n = static_cast<int64_t>(count);
+  if (in[0]->is_integer()) {
+    std::vector<int64_t> v(n);
+    for (int64_t i = 0; i < n; ++i) v[i] = in[0]->int_at(0) + i * in[2]->int_at(0);
+    return bind_folded(node, ctx, ConstTensor::from_ints(v, {n}, in[0]->dtype));
+  }
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = start + static_cast<double>(i) * delta;
+  return bind_folded(node, ctx, ConstTensor::from_floats(v, {n}, in[0]->dtype));
 }
 
 // Expand(x, shape) on a constant x: x broadcast to the shape (numpy rules, either side may be 1).

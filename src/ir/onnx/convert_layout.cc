@@ -72,13 +72,21 @@ Status convert_identity(const OnnxNode& node, ImportContext& ctx) {
 Status convert_dropout(const OnnxNode& node, ImportContext& ctx) {
   TP_RETURN_IF_ERROR(node.check_inputs(1, 3));
   TP_RETURN_IF_ERROR(node.check_attrs({"seed", "ratio"}));
-  if (node.has_output(1)) return node.unsupported("the mask output is not supported");
-  if (node.has_input(2)) {
+  // Training mode with a ratio of 0 drops nothing either (Swin's F.dropout(attn, p=0.0)).
+  const ConstTensor* ratio = node.has_input(1) ? ctx.constant(node.input(1)) : nullptr;
+  const bool drops_nothing = ratio != nullptr && ratio->num_elements() == 1 && ratio->float_at(0) == 0.0;
+  if (node.has_input(2) && !drops_nothing) {
     const ConstTensor* training = ctx.constant(node.input(2));
     if (training == nullptr || training->int_at(0) != 0)
-      return node.unsupported("training_mode must be constant false");
+      return node.unsupported("training_mode must be constant false (or the ratio constant 0)");
   }
-  TP_RETURN_IF_ERROR(ctx.type(node.input(0)).status());
+  TP_ASSIGN_OR_RETURN(TensorType x_type, ctx.type(node.input(0)));
+  if (node.has_output(1)) {
+    // Inference keeps every element: the mask is all true (a constant, materialised only if read).
+    const int64_t n = x_type.num_elements();
+    if (n > kMaxFoldedElements) return node.unsupported("a mask of " + std::to_string(n) + " elements is too large");
+    ctx.bind_constant(node.output(1), ConstTensor::from_ints(std::vector<int64_t>(n, 1), x_type.shape, DType::kInt32));
+  }
   ctx.alias(node.output(0), node.input(0));
   return Status::Ok();
 }
@@ -151,6 +159,45 @@ Status convert_split(const OnnxNode& node, ImportContext& ctx) {
   return Status::Ok();
 }
 
+// ScatterND(data, indices, updates) on constants: a copy of data with the slices that indices
+// name (its last axis: the leading coordinates) replaced by updates. Swin's attention mask.
+Status convert_scatter_nd(const OnnxNode& node, ImportContext& ctx) {
+  TP_RETURN_IF_ERROR(node.check_inputs(3, 3));
+  TP_RETURN_IF_ERROR(node.check_attrs({}));
+  const ConstTensor* data = ctx.constant(node.input(0));
+  const ConstTensor* indices = ctx.constant(node.input(1));
+  const ConstTensor* updates = ctx.constant(node.input(2));
+  if (data == nullptr || indices == nullptr || updates == nullptr)
+    return node.unsupported("ScatterND is supported on constants only (shape arithmetic, masks)");
+  if (updates->dtype != data->dtype) return node.invalid("updates and data differ in type");
+  const int64_t q = indices->type().rank(), r = data->type().rank();
+  if (q < 1) return node.invalid("indices must have rank 1 or more");
+  const int64_t k = indices->shape.back();
+  if (k < 1 || k > r) return node.invalid("the indices' last axis must be in [1, rank of data]");
+  Shape want(indices->shape.begin(), indices->shape.end() - 1);
+  want.insert(want.end(), data->shape.begin() + k, data->shape.end());
+  if (updates->shape != want) return node.invalid("updates must have shape " + shape_to_string(want));
+  const int64_t elem = dtype_bytes(data->dtype);
+  int64_t slice = 1;  // elements of one updated slice
+  for (int64_t d = k; d < r; ++d) slice *= data->shape[d];
+  auto bytes = std::make_shared<std::vector<std::byte>>(*data->data);
+  const std::vector<int64_t> idx = indices->ints();
+  const int64_t tuples = static_cast<int64_t>(idx.size()) / k;
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      const int64_t dim = data->shape[d];
+      int64_t i = idx[t * k + d];
+      if (i < -dim || i >= dim) return node.invalid("index " + std::to_string(i) + " is out of range");
+      at = at * dim + (i < 0 ? i + dim : i);
+    }
+    std::memcpy(bytes->data() + at * slice * elem, updates->data->data() + t * slice * elem,
+                static_cast<size_t>(slice * elem));
+  }
+  ctx.bind_constant(node.output(0), ConstTensor{data->dtype, data->shape, std::move(bytes)});
+  return Status::Ok();
+}
+
 Status gather_one(const OnnxNode& node, ImportContext& ctx, int64_t axis, int64_t index, bool keep_axis) {
   TP_ASSIGN_OR_RETURN(TensorType x_type, ctx.type(node.input(0)));
   const int64_t rank = x_type.rank();
@@ -202,13 +249,38 @@ Status convert_slice(const OnnxNode& node, ImportContext& ctx) {
       ends[i] = clamp(ends[i]);
     }
   }
-  const ConstTensor* c = ctx.constant(node.input(0));
-  if (c != nullptr && rank == 1 && steps[0] > 0) {  // shape arithmetic: fold 1-D slices
-    const std::vector<int64_t> all = c->ints();
-    std::vector<int64_t> picked;
-    for (int64_t i = starts[0]; i < ends[0]; i += steps[0]) picked.push_back(all[i]);
-    const int64_t n = static_cast<int64_t>(picked.size());
-    ctx.bind_constant(node.output(0), ConstTensor::from_ints(picked, {n}, c->dtype));
+  if (const ConstTensor* c = ctx.constant(node.input(0))) {  // shape arithmetic: fold
+    // Per axis: first element, step and count (ONNX's clamping: [0, dim] for positive steps,
+    // starts in [0, dim - 1] and ends in [-1, dim - 1] for negative ones).
+    std::vector<int64_t> first(rank, 0), step(rank, 1), count(c->shape.begin(), c->shape.end());
+    for (size_t i = 0; i < starts.size(); ++i) {
+      const int64_t a = axes[i], dim = c->shape[a];
+      step[a] = steps[i];
+      if (steps[i] > 0) {
+        first[a] = starts[i];
+        count[a] = std::max<int64_t>(0, (ends[i] - starts[i] + steps[i] - 1) / steps[i]);
+      } else {
+        const int64_t s = std::clamp<int64_t>(starts[i] < 0 ? starts[i] + dim : starts[i], 0, dim - 1);
+        const int64_t e = std::clamp<int64_t>(ends[i] < 0 ? std::max<int64_t>(ends[i], -dim - 1) + dim : ends[i], -1, dim - 1);
+        first[a] = s;
+        count[a] = dim == 0 ? 0 : std::max<int64_t>(0, (s - e + (-steps[i]) - 1) / -steps[i]);
+      }
+    }
+    const int64_t elem = dtype_bytes(c->dtype);
+    const Shape out_shape(count.begin(), count.end());
+    auto bytes = std::make_shared<std::vector<std::byte>>(TensorType{out_shape, c->dtype}.num_bytes());
+    std::vector<int64_t> in_strides(rank, 1);
+    for (int64_t d = rank - 1; d-- > 0;) in_strides[d] = in_strides[d + 1] * c->shape[d + 1];
+    const int64_t n = TensorType{out_shape, c->dtype}.num_elements();
+    for (int64_t o = 0; o < n; ++o) {
+      int64_t in = 0;
+      for (int64_t d = rank - 1, rem = o; d >= 0; --d) {
+        in += (first[d] + (rem % count[d]) * step[d]) * in_strides[d];
+        rem /= count[d];
+      }
+      std::memcpy(bytes->data() + o * elem, c->data->data() + in * elem, static_cast<size_t>(elem));
+    }
+    ctx.bind_constant(node.output(0), ConstTensor{c->dtype, out_shape, std::move(bytes)});
     return Status::Ok();
   }
   TP_ASSIGN_OR_RETURN(ValueId x, ctx.value(node.input(0)));

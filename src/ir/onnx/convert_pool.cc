@@ -125,6 +125,11 @@ Status convert_pad(const OnnxNode& node, ImportContext& ctx) {
   }
   TP_ASSIGN_OR_RETURN(TensorType x_type, ctx.type(node.input(0)));
   const std::vector<int64_t> p = pads_tensor->ints();  // [x1_begin .. xn_begin, x1_end .. xn_end]
+  if (std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; })) {
+    // Nothing to pad (Swin's windows pad a map to a multiple of the window: none when it divides).
+    ctx.alias(node.output(0), node.input(0));
+    return Status::Ok();
+  }
   if (x_type.rank() != 4 || p.size() != 8 || p[0] != 0 || p[1] != 0 || p[4] != 0 || p[5] != 0) {
     return node.unsupported("only padding of the two spatial axes of a 4-D NCHW tensor is supported");
   }

@@ -23,11 +23,14 @@ Status convert_add(const OnnxNode& node, ImportContext& ctx);
 Status convert_sub(const OnnxNode& node, ImportContext& ctx);
 Status convert_mul(const OnnxNode& node, ImportContext& ctx);
 Status convert_div(const OnnxNode& node, ImportContext& ctx);
-// On constants only (shape arithmetic; bools are int32 0/1): Equal, Not, Where, Mod, Expand.
+// On constants only (shape arithmetic; bools are int32 0/1): Equal, Not, Where, Mod, Pow, Range,
+// Expand.
 Status convert_equal(const OnnxNode& node, ImportContext& ctx);
 Status convert_not(const OnnxNode& node, ImportContext& ctx);
 Status convert_where(const OnnxNode& node, ImportContext& ctx);
 Status convert_mod(const OnnxNode& node, ImportContext& ctx);
+Status convert_pow(const OnnxNode& node, ImportContext& ctx);
+Status convert_range(const OnnxNode& node, ImportContext& ctx);
 Status convert_expand(const OnnxNode& node, ImportContext& ctx);
 Status convert_relu(const OnnxNode& node, ImportContext& ctx);
 Status convert_sigmoid(const OnnxNode& node, ImportContext& ctx);
@@ -48,6 +51,7 @@ Status convert_reshape(const OnnxNode& node, ImportContext& ctx);
 Status convert_transpose(const OnnxNode& node, ImportContext& ctx);
 Status convert_flatten(const OnnxNode& node, ImportContext& ctx);
 Status convert_squeeze(const OnnxNode& node, ImportContext& ctx);
+Status convert_scatter_nd(const OnnxNode& node, ImportContext& ctx);
 Status convert_unsqueeze(const OnnxNode& node, ImportContext& ctx);
 Status convert_identity(const OnnxNode& node, ImportContext& ctx);
 Status convert_dropout(const OnnxNode& node, ImportContext& ctx);

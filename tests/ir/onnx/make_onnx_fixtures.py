@@ -293,6 +293,30 @@ def mod_expand():
 
 
 @fixture
+def swin_folds():
+    """What Swin's export computes on constants: Range, ScatterND (its attention mask), Pow (the
+    scale), a reversed 2-D Slice (its pads); a Pad of zeros and a Dropout of ratio 0 in training mode
+    with its mask output, both no-ops on computed tensors."""
+    i64 = lambda *v: np.array(v, dtype=np.int64)
+    f32 = lambda *v: np.array(v, dtype=np.float32)
+    nodes = [const("r0", np.array(0, dtype=np.int64)), const("r4", np.array(4, dtype=np.int64)),
+             const("r1", np.array(1, dtype=np.int64)), node("Range", ["r0", "r4", "r1"], ["r"]),
+             node("Cast", ["r"], ["rf"], to=F),
+             const("zeros", f32(0, 0, 0, 0)), const("idx", i64([1], [3])), const("upd", f32(5, 7)),
+             node("ScatterND", ["zeros", "idx", "upd"], ["mask"]),
+             const("two", np.array(2.0, dtype=np.float32)), const("three", np.array(3.0, dtype=np.float32)),
+             node("Pow", ["two", "three"], ["eight"]), node("Mul", ["mask", "eight"], ["m8"]),
+             node("Add", ["rf", "m8"], ["c1"]), node("Add", ["x", "c1"], ["y1"]),
+             const("grid", np.arange(6, dtype=np.float32).reshape(2, 3)), const("st", i64(-1)),
+             const("en", i64(np.iinfo(np.int64).min)), const("ax", i64(1)), const("sp", i64(-1)),
+             node("Slice", ["grid", "st", "en", "ax", "sp"], ["rev"]), node("Add", ["x2", "rev"], ["y2"]),
+             const("pads", i64(0, 0, 0, 0)), node("Pad", ["x", "pads"], ["padded"]), node("Relu", ["padded"], ["y3"]),
+             const("ratio", np.array(0.0, dtype=np.float32)), const("train", np.array(True)),
+             node("Dropout", ["x", "ratio", "train"], ["dropped", "dmask"]), node("Relu", ["dropped"], ["y4"])]
+    return model(nodes, [("x", [4]), ("x2", [2, 3])], outputs=("y1", "y2", "y3", "y4"))
+
+
+@fixture
 def equal_computed():
     return model([node("Equal", ["x", "x"], ["y"])], [("x", [2, 2])])
 

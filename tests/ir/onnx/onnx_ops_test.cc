@@ -238,6 +238,19 @@ TEST(OnnxLayout, ViTsClassTokenFoldsAndItsGatherIsASlice) {
   EXPECT_EQ(constant_floats(g, concat.inputs[0]), (std::vector<float>{0, 1, 2, 3}));
 }
 
+TEST(OnnxLayout, SwinsShapeArithmeticFoldsAndItsNoOpsVanish) {
+  Graph g = load("swin_folds");
+  EXPECT_EQ(op_sequence(g), (Ops{"add", "add", "relu", "relu"}));
+  std::vector<std::vector<float>> added;
+  for (const Node& n : g.nodes())
+    if (n.op == OpKind::kAdd) added.push_back(constant_floats(g, n.inputs[1]));
+  ASSERT_EQ(added.size(), 2u);
+  EXPECT_EQ(added[0], (std::vector<float>{0, 41, 2, 59}));        // range + scatter * 2^3
+  EXPECT_EQ(added[1], (std::vector<float>{2, 1, 0, 5, 4, 3}));   // each row reversed
+  for (const Node& n : g.nodes())
+    if (n.op == OpKind::kRelu) EXPECT_EQ(g.value(n.inputs[0]).kind, ValueKind::kInput);
+}
+
 TEST(OnnxLayout, ModTakesTheDivisorsSign) {
   Graph g = load("mod_expand");
   EXPECT_EQ(output_type(g), "float32[2,2]");  // Mod([-4, 5], 3) = [2, 2]
