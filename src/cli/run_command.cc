@@ -243,9 +243,10 @@ void run_model(const RunOptions& o) {
   std::printf("peak activation memory  %s (naive: %s, %.0f%%)\n", mib(ex->arena_bytes()).c_str(),
               mib(ex->naive_bytes()).c_str(),
               ex->naive_bytes() > 0 ? 100.0 * static_cast<double>(ex->arena_bytes()) / static_cast<double>(ex->naive_bytes()) : 0.0);
-  std::printf("layouts  %d activations stay in their kernels' own layout (no conversion between them); "
-              "%d residual adds accumulate in place\n",
-              ex->native_layout_values(), ex->in_place_accumulations());
+  std::printf(
+      "layouts  %d activations stay in their kernels' own layout (no conversion between them); "
+      "%d residual adds accumulate in place\n",
+      ex->native_layout_values(), ex->in_place_accumulations());
   std::printf("coverage  %s\n", coverage.c_str());
 }
 

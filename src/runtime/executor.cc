@@ -59,7 +59,7 @@ struct Step {
   std::vector<bool> native_in;  // kKernel: inputs that arrive in the kernel's native layout
   bool native_out = false;      // kKernel: the output stays in the kernel's native layout
   bool channels_last = false;   // kLayout concat: its inputs and output are held channels last
-  int threads = 1;              // kKernel: the thread count `kernel` was compiled for; a channels-last concat's
+  int threads = 1;              // kKernel: the thread count `kernel` was compiled for; also a channels-last concat's
   kernels::Config config;       // kKernel: what `kernel` runs
   std::map<int, std::unique_ptr<kernels::Kernel>> at_threads;  // time_stage's kernels of other counts
 };
@@ -178,7 +178,8 @@ int64_t Executor::Impl::accumulate_in_place(const std::vector<int>& time, std::v
     if (!acc || *acc >= s.in.size()) continue;
     const ValueId r = s.in[*acc].value, out = s.out[0];
     if (r < 0 || g.value(r).kind != ir::ValueKind::kNodeOutput || output[r] || root[r] < 0 || root[out] < 0 ||
-        !exclusive[root[r]] || !exclusive[root[out]] || storages[root[r]].bytes != storages[root[out]].bytes || s.native_in[*acc] != s.native_out)
+        !exclusive[root[r]] || !exclusive[root[out]] || storages[root[r]].bytes != storages[root[out]].bytes ||
+        s.native_in[*acc] != s.native_out)
       continue;
     bool last_reader = std::count_if(s.in.begin(), s.in.end(), [&](const TensorRef& t) { return t.value == r; }) == 1;
     for (size_t j = 0; j < steps.size() && last_reader; ++j)
@@ -265,7 +266,9 @@ Status Executor::Impl::adopt_layouts_and_mark_concats() {
       if (fits(s.kernel->native_input_layout(k)) || !readers_take(v, fits)) continue;
       for (auto [r, rk] : readers[v])
         if (!fits(steps[r].kernel->native_input_layout(rk)))
-          TP_RETURN_IF_ERROR(steps[r].kernel->adopt_input_layout(rk, alternative(r, rk, fits)).WithContext("step '" + steps[r].info.name + "'"));
+          TP_RETURN_IF_ERROR(steps[r]
+                                 .kernel->adopt_input_layout(rk, alternative(r, rk, fits))
+                                 .WithContext("step '" + steps[r].info.name + "'"));
     }
   }
   for (size_t i = 0; i < steps.size(); ++i) {

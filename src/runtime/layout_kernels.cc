@@ -105,7 +105,8 @@ Status run_channels_last_concat(const std::vector<const HostTensor*>& inputs, Ho
     row.push_back(sh[1] * elem);
     channels += sh[1];
   }
-  if (channels != out.shape[1]) return Status::InvalidArgument("a channels-last concat's parts must add up to its channels");
+  if (channels != out.shape[1])
+    return Status::InvalidArgument("a channels-last concat's parts must add up to its channels");
   std::byte* to = output.bytes();
   const int64_t out_row = channels * elem;
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)

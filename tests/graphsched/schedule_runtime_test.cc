@@ -12,8 +12,8 @@
 
 #include "db/record_store.h"
 #include "graphsched/judge.h"
-#include "graphsched/scheduler.h"
 #include "graphsched/schedule_build.h"
+#include "graphsched/scheduler.h"
 #include "ir/models/zoo.h"
 #include "ir/task_extraction.h"
 #include "measure/device.h"

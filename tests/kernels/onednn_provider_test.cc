@@ -129,7 +129,8 @@ TEST(OnednnProvider, APoolRunsInTheChannelsLastLayoutItAdopts) {
         }
   };
   for (const ir::Workload& w : testing::coverage_workloads()) {
-    const bool pool = w.op == ir::OpKind::kMaxPool2d || w.op == ir::OpKind::kAvgPool2d || w.op == ir::OpKind::kGlobalAvgPool2d;
+    const bool pool =
+        w.op == ir::OpKind::kMaxPool2d || w.op == ir::OpKind::kAvgPool2d || w.op == ir::OpKind::kGlobalAvgPool2d;
     if (!pool || !p.supports(w) || p.expected_native_layout(w, p.default_config(w)) != "onednn:adopt") continue;
     auto kernel = p.compile(w, p.default_config(w), CompileOptions{"host", 1});
     if (!kernel.ok()) continue;

@@ -306,11 +306,12 @@ Status convert_expand(const OnnxNode& node, ImportContext& ctx) {
     if (d < 0) return node.invalid("negative dimension in the shape " + shape_to_string(shape));
   const int64_t n = TensorType{shape, in[0]->dtype}.num_elements();
   if (n > kMaxFoldedElements) return node.unsupported("a constant of " + std::to_string(n) + " elements is too large");
-  const ConstTensor ones = in[0]->is_integer() ? ConstTensor::from_ints(std::vector<int64_t>(n, 1), shape, in[0]->dtype)
-                                               : ConstTensor::from_floats(std::vector<double>(n, 1.0), shape, in[0]->dtype);
-  return bind_folded(node, ctx, fold_binary(
-                                    *in[0], ones, [](double a, double) { return a; },
-                                    [](int64_t a, int64_t) { return a; }));
+  const ConstTensor ones = in[0]->is_integer()
+                               ? ConstTensor::from_ints(std::vector<int64_t>(n, 1), shape, in[0]->dtype)
+                               : ConstTensor::from_floats(std::vector<double>(n, 1.0), shape, in[0]->dtype);
+  return bind_folded(node, ctx,
+                     fold_binary(
+                         *in[0], ones, [](double a, double) { return a; }, [](int64_t a, int64_t) { return a; }));
 }
 
 }  // namespace tensorperf::ir::onnx_import

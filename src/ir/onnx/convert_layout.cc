@@ -206,8 +206,10 @@ Status gather_one(const OnnxNode& node, ImportContext& ctx, int64_t axis, int64_
   if (index < -dim || index >= dim) return node.invalid("index " + std::to_string(index) + " is out of range");
   if (index < 0) index += dim;
   TP_ASSIGN_OR_RETURN(ValueId x, ctx.value(node.input(0)));
-  Attrs attrs{{"starts", std::vector<int64_t>{index}}, {"ends", std::vector<int64_t>{index + 1}},
-              {"axes", std::vector<int64_t>{axis}}, {"steps", std::vector<int64_t>{1}}};
+  Attrs attrs{{"starts", std::vector<int64_t>{index}},
+              {"ends", std::vector<int64_t>{index + 1}},
+              {"axes", std::vector<int64_t>{axis}},
+              {"steps", std::vector<int64_t>{1}}};
   TP_ASSIGN_OR_RETURN(ValueId y, ctx.add_op(node, OpKind::kSlice, {x}, std::move(attrs), keep_axis ? "" : "/slice"));
   if (!keep_axis) {
     Shape shape = x_type.shape;
@@ -261,7 +263,8 @@ Status convert_slice(const OnnxNode& node, ImportContext& ctx) {
         count[a] = std::max<int64_t>(0, (ends[i] - starts[i] + steps[i] - 1) / steps[i]);
       } else {
         const int64_t s = std::clamp<int64_t>(starts[i] < 0 ? starts[i] + dim : starts[i], 0, dim - 1);
-        const int64_t e = std::clamp<int64_t>(ends[i] < 0 ? std::max<int64_t>(ends[i], -dim - 1) + dim : ends[i], -1, dim - 1);
+        const int64_t e =
+            std::clamp<int64_t>(ends[i] < 0 ? std::max<int64_t>(ends[i], -dim - 1) + dim : ends[i], -1, dim - 1);
         first[a] = s;
         count[a] = dim == 0 ? 0 : std::max<int64_t>(0, (s - e + (-steps[i]) - 1) / -steps[i]);
       }

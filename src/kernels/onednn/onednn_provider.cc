@@ -180,7 +180,9 @@ class OnednnKernel final : public Kernel {
     std::vector<std::shared_ptr<const Spec>> alternatives;
   };
   explicit OnednnKernel(Spec spec) : OnednnKernel(std::make_shared<const Spec>(std::move(spec))) {}
-  explicit OnednnKernel(std::shared_ptr<const Spec> spec) : root_(spec), stream_(cpu_engine()) { bind(std::move(spec)); }
+  explicit OnednnKernel(std::shared_ptr<const Spec> spec) : root_(spec), stream_(cpu_engine()) {
+    bind(std::move(spec));
+  }
 
   // Per-instance state (reorders and their buffers) for `spec`: the root's or an alternative's.
   void bind(std::shared_ptr<const Spec> spec) {
@@ -228,7 +230,8 @@ class OnednnKernel final : public Kernel {
     if (index != 0) return out;
     const std::string current = native_input_layout(0).key;
     for (const auto& alt : root_->alternatives)
-      if (alt->src_prim != alt->src_user && native_layout(alt->src_prim).key != current) out.push_back(native_layout(alt->src_prim));
+      if (alt->src_prim != alt->src_user && native_layout(alt->src_prim).key != current)
+        out.push_back(native_layout(alt->src_prim));
     return out;
   }
   std::optional<size_t> accumulated_input() const override { return spec_->sum_input; }
@@ -241,7 +244,8 @@ class OnednnKernel final : public Kernel {
           native_src_ = native_sum_ = native_dst_ = false;
           return Status::Ok();
         }
-    return Status::InvalidArgument("oneDNN kernel: input " + std::to_string(index) + " cannot take layout '" + key + "'");
+    return Status::InvalidArgument("oneDNN kernel: input " + std::to_string(index) + " cannot take layout '" + key +
+                                   "'");
   }
   Status use_native_layouts(const std::vector<bool>& native_inputs, bool native_output) override {
     for (size_t i = 0; i < native_inputs.size(); ++i)
@@ -367,8 +371,8 @@ Result<ConvDesc> describe_conv(const ir::Workload& w, const Config& c) {
   cd.wei_user_tag = g == 1 ? Tag::oihw : Tag::goihw;
   Tag wei_tag = format == "plain" ? cd.wei_user_tag : Tag::any;
   cd.bias_dims = {ws[0]};
-  TP_ASSIGN_OR_RETURN(cd.post, make_post_ops(w, true, {1, ws[0], 1, 1}, cd.dst, format == "nhwc" ? Tag::nhwc : Tag::nchw,
-                                             Tag::nchw, /*add_as_sum=*/true));
+  TP_ASSIGN_OR_RETURN(cd.post, make_post_ops(w, true, {1, ws[0], 1, 1}, cd.dst,
+                                             format == "nhwc" ? Tag::nhwc : Tag::nchw, Tag::nchw, /*add_as_sum=*/true));
   auto d = dnnl::convolution_forward::desc(
       dnnl::prop_kind::forward_inference,
       alg == "auto" ? dnnl::algorithm::convolution_auto : dnnl::algorithm::convolution_direct,
@@ -491,8 +495,9 @@ Result<OnednnKernel::Spec> build_pool_in(const ir::Workload& w, Tag tag) {
   bool include_pad = w.attrs.get_int("count_include_pad", 0) != 0;
   if (!is_max && include_pad && (pr[0] != pads[2] || pr[1] != pads[3]))
     return Status::Unsupported("oneDNN pooling: count_include_pad with ceil_mode windows differs from PyTorch's");
-  auto alg = is_max ? dnnl::algorithm::pooling_max
-                    : include_pad ? dnnl::algorithm::pooling_avg_include_padding : dnnl::algorithm::pooling_avg_exclude_padding;
+  auto alg = is_max        ? dnnl::algorithm::pooling_max
+             : include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                           : dnnl::algorithm::pooling_avg_exclude_padding;
   memory::dims src = to_dims(xs), dst = to_dims(os);
   TP_ASSIGN_OR_RETURN(PostOps post, make_post_ops(w, false, {1, os[1], 1, 1}, dst, tag, Tag::nchw));
   auto d = dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference, alg, memory::desc(src, DT::f32, tag),
