@@ -101,9 +101,10 @@ TEST(OnednnProvider, ExpectedNativeLayoutsMatchTheCompiledKernels) {
       }
       const bool has = !(**kernel).native_output_layout().key.empty();
       EXPECT_EQ(has, !expected.empty()) << w.key() << " " << c.knobs.dump() << " expected '" << expected << "'";
-      if (has)
+      if (has) {
         EXPECT_EQ((**kernel).native_output_layout().channels_last, expected == "onednn:nhwc")
             << w.key() << " " << c.knobs.dump() << " expected '" << expected << "'";
+      }
       (expected.empty() ? plain : native) += 1;
     }
   }
@@ -145,7 +146,9 @@ TEST(OnednnProvider, APoolRunsInTheChannelsLastLayoutItAdopts) {
     // A global pool's output (one pixel) is the same bytes in either layout: plain.
     const bool native_out = !adopted->native_output_layout().key.empty();
     EXPECT_EQ(native_out, w.op != ir::OpKind::kGlobalAvgPool2d) << w.key();
-    if (native_out) EXPECT_TRUE(adopted->native_output_layout().channels_last) << w.key();
+    if (native_out) {
+      EXPECT_TRUE(adopted->native_output_layout().channels_last) << w.key();
+    }
     ASSERT_TRUE(adopted->use_native_layouts({true}, native_out).ok());
     EXPECT_TRUE((**kernel).new_instance()->native_input_layout(0).key.empty()) << "a new instance starts plain";
     // Timed as a chain runs it (records' native_costs, the executor's choice of defaults): adopted.

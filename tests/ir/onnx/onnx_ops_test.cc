@@ -247,8 +247,11 @@ TEST(OnnxLayout, SwinsShapeArithmeticFoldsAndItsNoOpsVanish) {
   ASSERT_EQ(added.size(), 2u);
   EXPECT_EQ(added[0], (std::vector<float>{0, 41, 2, 59}));      // range + scatter * 2^3
   EXPECT_EQ(added[1], (std::vector<float>{2, 1, 0, 5, 4, 3}));  // each row reversed
-  for (const Node& n : g.nodes())
-    if (n.op == OpKind::kRelu) EXPECT_EQ(g.value(n.inputs[0]).kind, ValueKind::kInput);
+  for (const Node& n : g.nodes()) {
+    if (n.op == OpKind::kRelu) {
+      EXPECT_EQ(g.value(n.inputs[0]).kind, ValueKind::kInput);
+    }
+  }
 }
 
 TEST(OnnxLayout, ModTakesTheDivisorsSign) {
