@@ -88,7 +88,9 @@ TEST(OnednnProvider, ExpectedNativeLayoutsMatchTheCompiledKernels) {
   const Provider& halide = *find_provider("halide").value();
   int native = 0, plain = 0, adopting = 0;
   for (const ir::Workload& w : testing::coverage_workloads()) {
-    if (halide.supports(w)) EXPECT_EQ(halide.expected_native_layout(w, halide.default_config(w)), "");
+    if (halide.supports(w)) {
+      EXPECT_EQ(halide.expected_native_layout(w, halide.default_config(w)), "");
+    }
     if (!p.supports(w)) continue;
     for (const Config& c : p.space(w).enumerate("onednn")) {
       auto kernel = p.compile(w, c, CompileOptions{"host", 1});
