@@ -513,6 +513,11 @@ Result<kernels::Kernel*> Executor::Impl::kernel_at(Step& s, int threads) {
   auto it = s.at_threads.find(threads);
   if (it == s.at_threads.end()) {
     TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, compile(s.workload, s.config, threads));
+    // The same layouts as the step's own kernel, adopted ones included (a pool in its producer's).
+    for (size_t i = 0; i < s.in.size(); ++i) {
+      const std::string key = s.kernel->native_input_layout(i).key;
+      if (key != k->native_input_layout(i).key) TP_RETURN_IF_ERROR(k->adopt_input_layout(i, key));
+    }
     TP_RETURN_IF_ERROR(k->use_native_layouts(s.native_in, s.native_out));
     it = s.at_threads.emplace(threads, std::move(k)).first;
   }

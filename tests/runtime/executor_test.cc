@@ -207,6 +207,23 @@ TEST(Executor, PoolsAndConcatsKeepAChannelsLastChain) {
   EXPECT_LE(relative_error(run(*e), run(*reference)), 1e-3);
 }
 
+// A stage timed at another thread count compiles its kernels again: a pool that adopted its
+// producer's layout must adopt it in the new kernel too (else the chained input is refused).
+TEST(Executor, AStageTimedAtAnotherThreadCountKeepsAdoptedLayouts) {
+  Result<ir::Graph> g = ir::build_model("squeezenet1_1", {1, 64});
+  ASSERT_TRUE(g.ok());
+  ExecutorOptions o = onednn_convs_in(*g, "nhwc");
+  o.reuse_memory = false;
+  auto e = load(*g, o);
+  int pool = -1;
+  for (size_t i = 0; i < e->steps().size() && pool < 0; ++i)
+    if (e->steps()[i].op == "max_pool2d") pool = static_cast<int>(i);
+  ASSERT_GE(pool, 0);
+  Result<double> t = e->time_stage({{pool}}, {o.threads + 1});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_GT(*t, 0);
+}
+
 // Each of ResNet-18's eight residual convolutions is the last reader of its residual, in the same
 // layout: it accumulates in the residual's memory (no copy of it first) and computes the same. Not
 // when every activation has memory of its own (stages measured alone), nor where the residual's
