@@ -683,6 +683,31 @@ Status Executor::Impl::order_by_schedule() {
       }
       group.ops = std::move(ops);
     }
+  // Layout ops the schedule names that are no step here have nothing to run: a channels-last concat
+  // copy in the graph the schedule was searched on that is a view here, or, in a graph with the
+  // schedule's merges applied, a concat of a merge's whole output, which the merge absorbed (no node
+  // of that name is left). They leave the schedule, and so do groups and stages left empty.
+  {
+    std::set<std::string> step_names, node_names, layout_nodes;
+    for (const Step& st : steps) step_names.insert(st.info.name);
+    for (const ir::Node& n : graph.nodes()) {
+      node_names.insert(n.name);
+      if (ir::op_category(n.op) == ir::OpCategory::kLayout) layout_nodes.insert(n.name);
+    }
+    auto nothing_to_run = [&](const std::string& op) {
+      return !step_names.count(op) && (layout_nodes.count(op) || (!schedule.merges.empty() && !node_names.count(op)));
+    };
+    std::vector<Stage> kept;
+    for (Stage& stage : schedule.stages) {
+      std::vector<StageGroup> groups;
+      for (StageGroup& group : stage.groups) {
+        std::erase_if(group.ops, nothing_to_run);
+        if (!group.ops.empty()) groups.push_back(std::move(group));
+      }
+      if (!groups.empty()) kept.push_back(Stage{std::move(groups)});
+    }
+    schedule.stages = std::move(kept);
+  }
   // Layout steps the schedule does not name (a copy that a merge's graph rewrite brought about) run
   // right after their last input's step when their inputs come from one group, else in a stage of
   // their own right after their inputs' last stage.
