@@ -237,7 +237,8 @@ class Bench:
                 log("throughput: rep %d, %d threads: profile %.2f, tune %.2f valid configs/s" %
                     (rep, threads, results[("profile", threads)][-1], results[("tune", threads)][-1]))
         print("\n== measurement throughput, %s: valid configs per second (median of %d runs; profile's "
-              "invalid configs, which tune never measures, left out)" % (self.a.model, self.a.repeats))
+              "invalid configs, which tune never measures, left out; tune with its default --slow-cutoff 2, "
+              "which times a config above twice its workload's best once)" % (self.a.model, self.a.repeats))
         print("%-8s %12s %12s %8s" % ("threads", "profile", "tune", "ratio"))
         summary = {}
         for threads in (1, 2):

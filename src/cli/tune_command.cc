@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include <fmt/format.h>
@@ -51,6 +52,7 @@ struct TuneCommandOptions {
   bool seed_configs = true;
   bool transfer = true;
   int patience = 256;
+  double slow_cutoff = 2;
   measure::MeasureOptions measure;
 };
 
@@ -111,10 +113,11 @@ void print_summary(const tune::TuneReport& rep, const measure::Device& device, c
     std::printf(" (%.2fx faster than default)", t.default_s / t.tuned_s);
   std::printf("\n");
   std::printf(
-      "measured %lld configs in %.1f s (%.2f configs/s), %lld errors, %lld trials already in the database; "
-      "compile %.1f s (CPU), run %.1f s, tuners %.1f s, inputs and references %.1f s; stopped: %s%s\n",
+      "measured %lld configs in %.1f s (%.2f configs/s), %lld errors, %lld timed once (--slow-cutoff), %lld trials "
+      "already in the database; compile %.1f s (CPU), run %.1f s, tuners %.1f s, inputs and references %.1f s; "
+      "stopped: %s%s\n",
       static_cast<long long>(rep.measured), rep.wall_s, rep.configs_per_s(), static_cast<long long>(rep.errors),
-      static_cast<long long>(rep.known), rep.build_s, rep.run_s, rep.tuner_s, rep.reference_s,
+      static_cast<long long>(rep.timings_cut), static_cast<long long>(rep.known), rep.build_s, rep.run_s, rep.tuner_s, rep.reference_s,
       rep.stop == "trials" ? "trial budget reached" : rep.stop == "time" ? "time budget reached" : "every workload converged",
       rep.tasks.empty() ? "" : " (* = converged)");
   if (!o.also_threads.empty())
@@ -151,6 +154,7 @@ nlohmann::json summary_json(const tune::TuneReport& rep, const measure::Device& 
           {"measured", rep.measured},
           {"also_measured", rep.also_measured},
           {"errors", rep.errors},
+          {"timings_cut", rep.timings_cut},
           {"known", rep.known},
           {"stop", rep.stop},
           {"wall_s", rep.wall_s},
@@ -230,6 +234,7 @@ void run_tune(TuneCommandOptions& o) {
   options.scheduler.patience = o.patience;
   options.scheduler.seed = o.seed;
   options.measure = o.measure;
+  options.slow_cutoff = o.slow_cutoff;
   for (int t : o.also_threads) {
     if (t >= device.threads)
       throw CommandFailed(fmt::format("--also-threads {}: must be fewer than --threads ({}); the device's own count "
@@ -307,6 +312,19 @@ void register_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--repeat", o.measure.timing.repeat, "timings per config (the median is quoted)")
       ->check(positive())
+      ->capture_default_str();
+  cmd->add_option("--slow-cutoff", o.slow_cutoff,
+                  "a config whose first timing is above this many times its workload's best so far keeps that one "
+                  "timing: its other repeats are skipped (0: every config takes every repeat)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            char* end = nullptr;
+            const double x = std::strtod(v.c_str(), &end);
+            if (end == v.c_str() || *end != '\0' || !(x == 0 || (x > 1 && std::isfinite(x))))
+              return "must be 0 (off) or a number above 1, got '" + v + "'";
+            return "";
+          },
+          "0 or > 1"))
       ->capture_default_str();
   cmd->add_option("--min-repeat-ms", o.measure.timing.min_repeat_ms, "each timing runs the kernel at least this long")
       ->check(non_negative())

@@ -155,7 +155,7 @@ std::unique_ptr<kernels::Kernel> WorkloadRunner::compile_stage(const Candidate& 
   return std::move(kernel).value();
 }
 
-void WorkloadRunner::run_stage(kernels::Kernel& kernel, const SendFn& send, json done) const {
+void WorkloadRunner::run_stage(kernels::Kernel& kernel, const SendFn& send, json done, double stop_above_s) const {
   const auto start = Clock::now();
   auto fail = [&](ErrorCode e, const std::string& msg) {
     done["error"] = static_cast<int>(e);
@@ -178,6 +178,7 @@ void WorkloadRunner::run_stage(kernels::Kernel& kernel, const SendFn& send, json
     // The checked first run was a run like any warm-up run: it counts as the first one.
     TimingOptions timing_options = options_.timing;
     timing_options.warmup = std::max(0, timing_options.warmup - 1);
+    timing_options.stop_above_s = stop_above_s;
     auto timing = time_runs([&] { return kernel.run(ins, output); }, timing_options);
     if (!timing.ok()) return fail(ErrorCode::kRuntimeDeviceError, timing.status().message());
     done["costs"] = timing->costs;
@@ -308,6 +309,28 @@ CpuPlan plan_cpus(int timing_threads) {
 
 namespace {
 
+// A worker waits for its turn to time: 'g', then the double stop_above_s of its timing as 8 bytes.
+void send_go(Worker& w, double stop_above_s) {
+  if (!w.signal('g')) return;
+  char bytes[sizeof(double)];
+  std::memcpy(bytes, &stop_above_s, sizeof bytes);
+  for (char b : bytes)
+    if (!w.signal(b)) return;
+}
+
+std::optional<double> receive_go(const ReceiveFn& receive) {
+  if (receive() != 'g') return std::nullopt;
+  unsigned char bytes[sizeof(double)];
+  for (unsigned char& b : bytes) {
+    const int c = receive();
+    if (c < 0) return std::nullopt;
+    b = static_cast<unsigned char>(c);
+  }
+  double v = 0;
+  std::memcpy(&v, bytes, sizeof v);
+  return v;
+}
+
 // One candidate's worker in measure_batch.
 struct Slot {
   enum class State { kCompiling, kBuilt, kTiming };
@@ -324,7 +347,8 @@ struct Slot {
 
 Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
                                      const std::function<Status(size_t, Record)>& on_record,
-                                     const std::function<Status(size_t, size_t, Record)>& on_also) const {
+                                     const std::function<Status(size_t, size_t, Record)>& on_also,
+                                     const std::function<double(size_t)>& stop_above_s) const {
   if (options_.build_jobs < 1) return Status::InvalidArgument("build_jobs must be at least 1");
   for (const Device& d : options_.also_on)
     if (d.target != device_.target || d.threads < 1 || d.threads > device_.threads)
@@ -358,11 +382,13 @@ Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
       enter_device(device_);
       (void)pin_current_thread(where);
       std::unique_ptr<kernels::Kernel> kernel = compile_stage(c, send);
-      if (!kernel || receive() != 'g') return;
+      if (!kernel) return;
+      const std::optional<double> stop_above = receive_go(receive);
+      if (!stop_above) return;
       // Fewer threads first: nothing the main timing starts (thread pools) is left running then.
       also_stage(c, *kernel, send);
       (void)pin_current_thread(cpus.timing);
-      run_stage(*kernel, send);
+      run_stage(*kernel, send, {{"stage", "done"}}, *stop_above);
     });
     slots.push_back(std::move(s));
   };
@@ -428,7 +454,8 @@ Status WorkloadRunner::measure_batch(const std::vector<Candidate>& candidates,
         first->state = Slot::State::kTiming;
         first->phase_start = Clock::now();
         timing = true;
-        first->worker->signal('g');  // when it has died, its pipes close and it ends below
+        // When it has died, its pipes close and it ends below.
+        send_go(*first->worker, stop_above_s ? stop_above_s(first->index) : 0.0);
       }
     }
 

@@ -92,9 +92,13 @@ class WorkloadRunner {
   // With options.also_on, on_also(i, j, record) gets candidate i's record on also_on[j], after
   // on_record(i, ...). Errors also: an also_on device of another target or with more threads than
   // the runner's (InvalidArgument).
+  // stop_above_s(i), asked when candidate i's timing starts (so after the records of the candidates
+  // timed before it), is its TimingOptions::stop_above_s on the runner's device (0 or absent: every
+  // repeat). Its also_on and native-layout timings take every repeat.
   Status measure_batch(const std::vector<Candidate>& candidates,
                        const std::function<Status(size_t, Record)>& on_record,
-                       const std::function<Status(size_t, size_t, Record)>& on_also = {}) const;
+                       const std::function<Status(size_t, size_t, Record)>& on_also = {},
+                       const std::function<double(size_t)>& stop_above_s = {}) const;
 
  private:
   WorkloadRunner(const ir::Workload& workload, const Device& device, const MeasureOptions& options);
@@ -108,7 +112,7 @@ class WorkloadRunner {
   std::unique_ptr<kernels::Kernel> compile_stage(const Candidate& c, const std::function<void(const nlohmann::json&)>& send) const;
   // Checks and times `kernel`; sends `message` completed with "costs" or "error".
   void run_stage(kernels::Kernel& kernel, const std::function<void(const nlohmann::json&)>& send,
-                 nlohmann::json message = {{"stage", "done"}}) const;
+                 nlohmann::json message = {{"stage", "done"}}, double stop_above_s = 0) const;
   // Before the main timing: times `kernel`'s code on each also_on device, one "also" message each.
   void also_stage(const Candidate& c, const kernels::Kernel& kernel,
                   const std::function<void(const nlohmann::json&)>& send) const;

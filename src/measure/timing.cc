@@ -73,7 +73,7 @@ Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions
   const double min_s = options.min_repeat_ms / 1e3;
   const int64_t flush_bytes = options.flush_bytes > 0 ? options.flush_bytes : default_flush_bytes();
   Timing t;
-  for (int r = 0; r < options.repeat; ++r) {
+  for (int r = 0; r < options.repeat && !t.stopped_early; ++r) {
     while (true) {
       if (options.flush_cache) flush_caches(flush_bytes);
       if (options.before_timing) options.before_timing();
@@ -81,6 +81,7 @@ Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions
       bool long_enough = per_run * static_cast<double>(t.number) >= min_s || t.number >= options.max_number;
       if (r > 0 || long_enough) {
         t.costs.push_back(per_run);
+        t.stopped_early = r == 0 && options.repeat > 1 && options.stop_above_s > 0 && per_run > options.stop_above_s;
         break;
       }
       double estimate = per_run > 0 ? std::ceil(min_s / per_run) : static_cast<double>(options.max_number);

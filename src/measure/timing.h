@@ -1,7 +1,8 @@
 // The timing protocol every latency comes from (docs/profiling.md, "Timing protocol"): warm-up
 // runs, then `repeat` timings, each the mean of `number` back-to-back runs, with an optional cache
 // flush before each. The first timing calibrates `number`: it is taken again with a larger `number`
-// until it lasts at least `min_repeat_ms`, and only the one that does is kept. All costs are kept;
+// until it lasts at least `min_repeat_ms`, and only the one that does is kept (with `stop_above_s`,
+// the only one when it is above that). All costs are kept;
 // the median is quoted (Record::median_cost).
 #pragma once
 
@@ -22,6 +23,11 @@ struct TimingOptions {
   int repeat = 3;                // timings reported (costs); REQUIRES: >= 1
   double min_repeat_ms = 50;     // one timing lasts at least this long
   int64_t max_number = 1 << 20;  // cap on `number` (kernels faster than min_repeat_ms / max_number)
+  // After the first (calibrated) timing: when its cost is above this, the other repeats are skipped
+  // and that one cost is the timing (0: never). A tuner sets it to a multiple of the best cost known
+  // for the workload: a config that slow is no contender, and its repeats would be most of the time
+  // spent measuring it.
+  double stop_above_s = 0;
   bool flush_cache = false;      // write a buffer larger than the last-level cache before each timing
   int64_t flush_bytes = 0;       // size of that buffer; 0: 2x the L3 (sysconf), capped at 256 MiB
   // Called before each timing (after the flush, if any): e.g. evict() of the data being timed.
@@ -37,6 +43,7 @@ void evict(const void* data, int64_t bytes);
 struct Timing {
   std::vector<double> costs;  // seconds per run, one per repeat
   int64_t number = 1;         // runs averaged in each cost
+  bool stopped_early = false;  // TimingOptions::stop_above_s cut the repeats short
 };
 
 // Times `run` (one execution of a kernel) under the protocol. The first failed run ends the timing

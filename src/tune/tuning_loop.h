@@ -74,6 +74,10 @@ struct TuneOptions {
   // model: cost_model_screen). Null: no screening.
   std::shared_ptr<const CandidateScreen> screen_model;
   int screen = 4;  // REQUIRES: >= 1
+  // A candidate whose first timing is above slow_cutoff x its task's best cost so far (when its
+  // timing starts) is recorded from that one timing: its other repeats are skipped (0: never).
+  // REQUIRES: 0 or > 1.
+  double slow_cutoff = 2;
   uint64_t seed = 0;
   SchedulerOptions scheduler;
   measure::MeasureOptions measure;
@@ -106,6 +110,7 @@ struct TuneReport {
   std::vector<TaskResult> tasks;
   int64_t measured = 0;  // in this run
   int64_t errors = 0;    // among those
+  int64_t timings_cut = 0;  // among those, timed once by TuneOptions::slow_cutoff
   int64_t also_measured = 0;  // records on TuneOptions::measure.also_on devices (not trials)
   int64_t known = 0;     // trials found in the store at the start
   double wall_s = 0, build_s = 0, run_s = 0;

@@ -61,6 +61,31 @@ TEST(Timing, NoMinimumMeansOneRunPerTiming) {
   EXPECT_EQ(calls, 2 + 3);  // warm-up, three timings (the first needed no calibration)
 }
 
+TEST(Timing, AFirstTimingAboveStopAboveIsTheOnlyOne) {
+  auto sleep_1ms = [] {
+    ::usleep(1000);
+    return Status::Ok();
+  };
+  TimingOptions o;
+  o.repeat = 3;
+  o.min_repeat_ms = 0;
+  o.stop_above_s = 0.2e-3;  // a 1 ms run is far above it
+  auto slow = time_runs(sleep_1ms, o);
+  ASSERT_TRUE(slow.ok());
+  EXPECT_EQ(slow->costs.size(), 1u);
+  EXPECT_TRUE(slow->stopped_early);
+  EXPECT_GE(slow->costs[0], 1e-3);
+  o.stop_above_s = 1.0;  // far below it: every repeat
+  auto fast = time_runs(sleep_1ms, o);
+  ASSERT_TRUE(fast.ok());
+  EXPECT_EQ(fast->costs.size(), 3u);
+  EXPECT_FALSE(fast->stopped_early);
+  o.stop_above_s = 0;  // off
+  auto off = time_runs(sleep_1ms, o);
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->costs.size(), 3u);
+}
+
 TEST(Timing, DiscardedTimingsRunInFullAndAreNotReported) {
   int calls = 0;
   TimingOptions o;

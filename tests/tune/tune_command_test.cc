@@ -57,6 +57,7 @@ TEST_F(TuneCommand, BadInputIsOneLineNonZeroAndWritesNothing) {
         model + " --workload 'conv2d|float32[1,3,9,9];float32[4,3,3,3]|dilations=[1,1];groups=1;pads=[0,0,0,0];"
                 "strides=[1,1]|'",
         model + " --workload not-a-key", model + " --isa avx1024", model + " --threads 4096",
+        model + " --slow-cutoff 0.5", model + " --slow-cutoff 1", model + " --slow-cutoff fast",
         std::string("tune --db ") + db(),
         std::string("tune --model squeezenet1_1 --trials 4 --db postgresql://nobody@127.0.0.1:1/none")}) {
     CmdRun r = tensorperf(args);

@@ -155,6 +155,42 @@ TEST_F(TuningLoopTest, FindsTheKnownBestAndNeverCompilesAnInvalidConfig) {
   EXPECT_EQ(stored_records, 160);
 }
 
+// A candidate whose first timing is above slow_cutoff x its task's best so far (when its timing
+// starts, this round's records included) keeps that timing alone. The threshold only falls as the
+// best improves, so each record timed once is above slow_cutoff x the final best, and the best
+// record itself took every repeat.
+TEST_F(TuningLoopTest, ConfigsFarSlowerThanTheBestSoFarAreTimedOnce) {
+  for (double cutoff : {2.0, 0.0}) {
+    std::filesystem::remove(db());
+    TuneOptions o = options(48);
+    o.tuner = "random";
+    o.batch = 8;
+    o.measure.timing.repeat = 3;
+    o.slow_cutoff = cutoff;
+    auto rep = run(o, {&synthetic_});
+    ASSERT_TRUE(rep.ok()) << rep.status().message();
+    ASSERT_EQ(rep->tasks.size(), 1u);
+    ASSERT_TRUE(rep->tasks[0].best_s.has_value());
+    const double best = *rep->tasks[0].best_s;
+    int once = 0, best_repeats = 0;
+    for (const measure::Record& r : records_on(device_.key())) {
+      ASSERT_TRUE(r.ok()) << r.error_msg;
+      if (r.costs.size() == 1) {
+        ++once;
+        EXPECT_GT(r.costs[0], cutoff * best) << r.config.dump();
+      } else {
+        EXPECT_EQ(r.costs.size(), 3u);
+      }
+      if (r.mean_cost() == best) best_repeats = static_cast<int>(r.costs.size());
+    }
+    EXPECT_EQ(once, rep->timings_cut);
+    EXPECT_EQ(best_repeats, 3);
+    // Random points of the synthetic space cost up to ~30x the best: most of a round is cut.
+    if (cutoff > 0) EXPECT_GE(once, 10);
+    else EXPECT_EQ(once, 0);
+  }
+}
+
 TEST_F(TuningLoopTest, SmallSpacesAreMeasuredWholeAndTheBestProviderWins) {
   auto rep = run(options(64), {&synthetic_, &fake_});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
