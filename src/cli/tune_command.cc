@@ -142,6 +142,7 @@ nlohmann::json summary_json(const tune::TuneReport& rep, const measure::Device& 
                      {"measured", r.measured},
                      {"screened_rounds", r.screened_rounds},
                      {"seeded_from_other_devices", r.seeded_from_other_devices},
+                     {"sibling_offers", r.sibling_offers},
                      {"errors", r.errors},
                      {"converged", r.converged},
                      {"failure", r.failure}});

@@ -104,6 +104,20 @@ class TaskState {
     return Status::Ok();
   }
 
+  // Queues next a config of a sibling task (the same operator and shapes, another epilogue: see
+  // sibling_key) that is that task's best, unless this task measured it already or it is queued.
+  void offer_from_sibling(const std::string& provider, const nlohmann::json& knobs) {
+    ProviderSpace* ps = space_of(provider);
+    if (ps == nullptr || index_.find(result_.workload_key, device_.key(), provider, knobs) != nullptr) return;
+    for (const Queued& q : queue_)
+      if (q.provider == ps->provider && q.config.knobs == knobs) return;
+    // After the providers' defaults while they wait, so that they stay the first trials.
+    auto at = queue_.begin();
+    while (at != queue_.end() && at->config.knobs == at->provider->default_config(task_.workload).knobs) ++at;
+    queue_.insert(at, {ps->provider, kernels::Config{provider, knobs}});
+    ++result_.sibling_offers;
+  }
+
   // Creates the tuners of the large spaces, telling them what the store held.
   Status start_tuners(const TransferPool* pool) {
     for (ProviderSpace& ps : spaces_) {
@@ -257,6 +271,14 @@ class TaskState {
 
 std::string op_group(const ir::Workload& w) { return std::string(ir::op_name(w.op)); }
 
+// Tasks with the same sibling key differ only in their epilogue (conv2d + bias+relu, and the same
+// conv2d + bias+add+relu): the main loop nest is the same, and so, nearly, is the best config.
+std::string sibling_key(const ir::Workload& w) {
+  ir::Workload main = w;
+  main.epilogue.clear();
+  return main.key();
+}
+
 }  // namespace
 
 Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<const kernels::Provider*>& providers,
@@ -301,6 +323,17 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
   TaskScheduler scheduler(sched, options.scheduler);
   // Runs sharing the store divide the work: a config is measured by the run that claims it.
   db::StoreClaims claims(store, options.measure.build_timeout_s + options.measure.run_timeout_s + 60);
+  // With transfer, a task's best is measured next by its siblings (sibling_key), when it is found and
+  // at the start (what earlier runs found).
+  std::vector<std::string> siblings;
+  for (const auto& st : states) siblings.push_back(sibling_key(st->workload()));
+  auto offer_best = [&](size_t i) {
+    if (!options.transfer || !std::isfinite(states[i]->best())) return;
+    const TaskResult& r = states[i]->result();
+    for (size_t j = 0; j < states.size(); ++j)
+      if (j != i && siblings[j] == siblings[i]) states[j]->offer_from_sibling(r.best_provider, r.best_config);
+  };
+  for (size_t i = 0; i < states.size(); ++i) offer_best(i);
   for (size_t i = 0; i < states.size(); ++i) {
     TP_RETURN_IF_ERROR(states[i]->start_tuners(pool ? &*pool : nullptr));
     scheduler.restore(i, states[i]->result().trials, states[i]->best(), states[i]->since_best());
@@ -375,6 +408,7 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
       return Status::Ok();
     };
     int64_t measured = 0;
+    const double best_before = t.best();
     TP_RETURN_IF_ERROR((*runner)->measure_batch(batch, [&](size_t, measure::Record r) -> Status {
       TP_RETURN_IF_ERROR(sink.write(r));
       TP_RETURN_IF_ERROR(claims.done(measure::point_key(r.workload_key, r.device_key, r.provider, r.config)));
@@ -395,6 +429,7 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
     t.flush_all();
     report.tuner_s += seconds_since(told);
     scheduler.record(*pick, measured, t.best());
+    if (t.best() < best_before) offer_best(*pick);
     if (progress) {
       TuneProgress p;
       p.task = *pick;

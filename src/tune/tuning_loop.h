@@ -67,7 +67,8 @@ struct TuneOptions {
   int batch = 16;             // measurements per round of one task (at most trials / tasks). REQUIRES: >= 1
   bool seed_configs = true;   // measure the providers' hand-picked configs early
   // Model-based tuners start from related records in the store; with seed_configs, every tuner first
-  // measures the best configs the store holds for the workload on the closest other devices.
+  // measures the best configs the store holds for the workload on the closest other devices. A
+  // task's best config is also measured next by the tasks that differ from it only in the epilogue.
   bool transfer = true;
   // Screens the tuners' proposals before anything is compiled: each round asks a tuner for `screen`
   // times the configs it needs and measures the ones `screen_model` predicts fastest (a trained cost
@@ -97,6 +98,7 @@ struct TaskResult {
   int64_t errors = 0;    // error records among `trials`
   int64_t screened_rounds = 0;  // rounds whose proposals the cost model screened (TuneOptions::cost_model)
   int seeded_from_other_devices = 0;  // configs queued from the closest other devices' best records
+  int sibling_offers = 0;  // best configs of tasks differing only in the epilogue, queued first (transfer)
   std::optional<double> default_s;  // the first provider's default config (Halide's): the untuned latency
   std::optional<double> onednn_s;   // the best oneDNN config
   std::optional<double> best_s;     // the best of every provider

@@ -191,6 +191,45 @@ TEST_F(TuningLoopTest, ConfigsFarSlowerThanTheBestSoFarAreTimedOnce) {
   }
 }
 
+// Two tasks that differ only in the epilogue (a ReLU, and a ReLU with a ReLU epilogue: the same
+// output) share their best config: the store holds kBest for one, so the other measures it among
+// its first trials; without transfer, its random search (a fixed seed) does not meet it.
+TEST_F(TuningLoopTest, ATasksBestIsMeasuredNextByTheTasksDifferingOnlyInTheEpilogue) {
+  const ir::Workload plain = measure::testing::relu_workload();
+  ir::Workload relu_after = plain;
+  relu_after.epilogue = {"relu"};
+  for (bool transfer : {true, false}) {
+    std::filesystem::remove(db());
+    auto store = db::open_store(db(), db::OpenMode::kCreate);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    db::DbRecordSink sink(**store);
+    measure::Record known;
+    known.workload_key = plain.key();
+    known.device_key = device_.key();
+    known.target = device_.target;
+    known.provider = "synthetic";
+    known.config = synthetic_config(kBest).knobs;
+    known.costs = {40e-6, 40e-6, 40e-6};
+    known.timestamp = 1;
+    ASSERT_TRUE(sink.write(known).ok());
+    TuneOptions o = options(1 + 12);  // the stored record and 12 trials of the sibling
+    o.tuner = "random";
+    o.batch = 6;
+    o.transfer = transfer;
+    auto rep = tune({{plain, 1}, {relu_after, 1}}, {&synthetic_}, device_, o, **store, sink);
+    ASSERT_TRUE(rep.ok()) << rep.status().message();
+    ASSERT_EQ(rep->tasks.size(), 2u);
+    EXPECT_EQ(rep->tasks[1].sibling_offers, transfer ? 1 : 0);
+    bool measured_best = false;
+    for (const measure::Record& r : records_on(device_.key()))
+      if (r.workload_key == relu_after.key()) {
+        ASSERT_TRUE(r.ok()) << r.error_msg;
+        measured_best |= r.config == known.config;
+      }
+    EXPECT_EQ(measured_best, transfer);
+  }
+}
+
 TEST_F(TuningLoopTest, SmallSpacesAreMeasuredWholeAndTheBestProviderWins) {
   auto rep = run(options(64), {&synthetic_, &fake_});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
