@@ -4,7 +4,8 @@
 // or for the closest device that has one (db::best_configs). By default the database is a temporary
 // store holding data/best_known/*.jsonl (records of `tensorperf tune`). Times are in-process
 // medians of repeats (the measure layer does the isolated protocol); each kernel's output is checked
-// once against the reference.
+// once against the reference. oneDNN's best and the best known config are then timed again side by
+// side (--side-by-side rounds, alternating): those medians are their columns and their ratio.
 #include <time.h>
 
 #include <CLI/CLI.hpp>
@@ -110,6 +111,30 @@ Measured measure(Context& ctx, const std::function<Result<std::unique_ptr<Kernel
   return m;
 }
 
+// oneDNN's best config against the best known Halide config, timed side by side: `rounds` rounds,
+// each timing both (time_kernel), the order alternating, so that a change of the machine's speed
+// during the workload hits both; the medians of the rounds. Each kernel was checked in measure().
+Result<std::pair<double, double>> interleaved(Context& ctx, const std::function<Result<std::unique_ptr<Kernel>>()>& a,
+                                              const std::function<Result<std::unique_ptr<Kernel>>()>& b, int rounds) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> ka, a());
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kb, b());
+  std::vector<const HostTensor*> in;
+  for (const HostTensor& t : ctx.inputs) in.push_back(&t);
+  HostTensor out(ctx.w->output);
+  std::vector<double> ta, tb;
+  for (int r = 0; r < rounds; ++r)
+    for (int i = 0; i < 2; ++i) {
+      const bool first = (r + i) % 2 == 0;
+      TP_ASSIGN_OR_RETURN(double t, time_kernel(first ? *ka : *kb, in, out, ctx.min_ms, ctx.repeat));
+      (first ? ta : tb).push_back(t);
+    }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  return std::make_pair(median(ta), median(tb));
+}
+
 std::string short_name(const ir::Workload& w) {
   const auto& x = w.inputs[0].shape;
   if (w.op == ir::OpKind::kConv2d) {
@@ -159,7 +184,7 @@ double gflops(const ir::Workload& w, const Measured& m) { return m.seconds ? w.f
 int run(int argc, char** argv) {
   CLI::App app{"Kernel benchmark: Halide schedules vs autoschedulers vs oneDNN per workload of a zoo model"};
   std::string model = "resnet18", isa = "native", db_url, ops_filter = "conv2d";
-  int threads = 2, random_configs = 8, repeat = 7;
+  int threads = 2, random_configs = 8, repeat = 7, side_by_side = 5;
   double min_ms = 20;
   bool json = false, autoschedule = true, verbose = false;
   app.add_option("--model", model, "zoo model (batch 1)");
@@ -168,6 +193,9 @@ int run(int argc, char** argv) {
   app.add_option("--random", random_configs, "random Halide configs per workload");
   app.add_option("--repeat", repeat, "timings per kernel (median quoted)");
   app.add_option("--min-ms", min_ms, "minimum duration of one timing in ms");
+  app.add_option("--side-by-side", side_by_side,
+                 "rounds timing oneDNN's best and the best known Halide config alternately; their medians are the "
+                 "two columns and the ratio (0: each timed once, right after its search)");
   app.add_option("--ops", ops_filter, "comma-separated op kinds to run, or all");
   std::string name_filter;
   app.add_option("--filter", name_filter, "only workloads whose short name (as printed) contains this text");
@@ -285,9 +313,9 @@ int run(int argc, char** argv) {
       }
 
     Measured best_onednn;
+    Config best_onednn_config;
     if (onednn.supports(w)) {
       std::vector<Config> configs = onednn.space(w).enumerate("onednn");
-      Config best_onednn_config;
       for (const Config& c : configs) {
         Measured m = measure(ctx, [&] { return onednn.compile(w, c, options); });
         if (m.seconds && (!best_onednn.seconds || *m.seconds < *best_onednn.seconds)) {
@@ -309,6 +337,18 @@ int run(int argc, char** argv) {
       known.error = "no best known config";
     }
     record("best_known", known, &known_config);
+    if (known.seconds && best_onednn.seconds && side_by_side > 0) {
+      auto both = interleaved(
+          ctx, [&] { return onednn.compile(w, best_onednn_config, options); },
+          [&] { return halide.compile(w, known_config, options); }, side_by_side);
+      if (both.ok()) {
+        best_onednn.seconds = both->first;
+        known.seconds = both->second;
+        record("onednn", best_onednn, &best_onednn_config);
+        record("best_known", known, &known_config);
+        row["side_by_side_rounds"] = side_by_side;
+      }
+    }
     if (known.seconds && best_onednn.seconds) {
       row["best_known_vs_onednn"] = *best_onednn.seconds / *known.seconds;
       ratios_known.push_back(*best_onednn.seconds / *known.seconds);
