@@ -117,8 +117,11 @@ void print_summary(const tune::TuneReport& rep, const measure::Device& device, c
       "already in the database; compile %.1f s (CPU), run %.1f s, tuners %.1f s, inputs and references %.1f s; "
       "stopped: %s%s\n",
       static_cast<long long>(rep.measured), rep.wall_s, rep.configs_per_s(), static_cast<long long>(rep.errors),
-      static_cast<long long>(rep.timings_cut), static_cast<long long>(rep.known), rep.build_s, rep.run_s, rep.tuner_s, rep.reference_s,
-      rep.stop == "trials" ? "trial budget reached" : rep.stop == "time" ? "time budget reached" : "every workload converged",
+      static_cast<long long>(rep.timings_cut), static_cast<long long>(rep.known), rep.build_s, rep.run_s, rep.tuner_s,
+      rep.reference_s,
+      rep.stop == "trials" ? "trial budget reached"
+      : rep.stop == "time" ? "time budget reached"
+                           : "every workload converged",
       rep.tasks.empty() ? "" : " (* = converged)");
   if (!o.also_threads.empty())
     std::printf("also timed on the same compiles: %lld records at %s thread(s)\n",

@@ -95,8 +95,7 @@ class WorkloadRunner {
   // stop_above_s(i), asked when candidate i's timing starts (so after the records of the candidates
   // timed before it), is its TimingOptions::stop_above_s on the runner's device (0 or absent: every
   // repeat). Its also_on and native-layout timings take every repeat.
-  Status measure_batch(const std::vector<Candidate>& candidates,
-                       const std::function<Status(size_t, Record)>& on_record,
+  Status measure_batch(const std::vector<Candidate>& candidates, const std::function<Status(size_t, Record)>& on_record,
                        const std::function<Status(size_t, size_t, Record)>& on_also = {},
                        const std::function<double(size_t)>& stop_above_s = {}) const;
 

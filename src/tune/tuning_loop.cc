@@ -288,7 +288,8 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
   if (options.trials < 1) return Status::InvalidArgument("the trial budget must be at least 1");
   if (options.batch < 1) return Status::InvalidArgument("the batch size must be at least 1");
   if (options.slow_cutoff != 0 && !(options.slow_cutoff > 1))
-    return Status::InvalidArgument("the slow cutoff must be 0 (off) or above 1, got " + std::to_string(options.slow_cutoff));
+    return Status::InvalidArgument("the slow cutoff must be 0 (off) or above 1, got " +
+                                   std::to_string(options.slow_cutoff));
   bool known_tuner = false;
   for (const TunerEntry& e : tuners()) known_tuner = known_tuner || e.name == options.tuner;
   if (!known_tuner) return Status::InvalidArgument("unknown tuner '" + options.tuner + "' (known: " + tuner_names() + ")");
@@ -409,22 +410,26 @@ Result<TuneReport> tune(const std::vector<TuneTask>& tasks, const std::vector<co
     };
     int64_t measured = 0;
     const double best_before = t.best();
-    TP_RETURN_IF_ERROR((*runner)->measure_batch(batch, [&](size_t, measure::Record r) -> Status {
-      TP_RETURN_IF_ERROR(sink.write(r));
-      TP_RETURN_IF_ERROR(claims.done(measure::point_key(r.workload_key, r.device_key, r.provider, r.config)));
-      ++measured;
-      ++t.result().measured;
-      ++report.measured;
-      if (!r.ok()) ++report.errors;
-      if (r.ok() && static_cast<int>(r.costs.size()) < options.measure.timing.repeat) ++report.timings_cut;
-      report.build_s += r.build_time_s;
-      report.run_s += r.run_time_s;
-      t.observe(r);
-      return Status::Ok();
-    }, on_also, [&](size_t) {
-      // The best so far, this round's records included.
-      return options.slow_cutoff > 0 && std::isfinite(t.best()) ? options.slow_cutoff * t.best() : 0.0;
-    }));
+    TP_RETURN_IF_ERROR((*runner)->measure_batch(
+        batch,
+        [&](size_t, measure::Record r) -> Status {
+          TP_RETURN_IF_ERROR(sink.write(r));
+          TP_RETURN_IF_ERROR(claims.done(measure::point_key(r.workload_key, r.device_key, r.provider, r.config)));
+          ++measured;
+          ++t.result().measured;
+          ++report.measured;
+          if (!r.ok()) ++report.errors;
+          if (r.ok() && static_cast<int>(r.costs.size()) < options.measure.timing.repeat) ++report.timings_cut;
+          report.build_s += r.build_time_s;
+          report.run_s += r.run_time_s;
+          t.observe(r);
+          return Status::Ok();
+        },
+        on_also,
+        [&](size_t) {
+          // The best so far, this round's records included.
+          return options.slow_cutoff > 0 && std::isfinite(t.best()) ? options.slow_cutoff * t.best() : 0.0;
+        }));
     auto told = Clock::now();
     t.flush_all();
     report.tuner_s += seconds_since(told);

@@ -98,7 +98,7 @@ struct TaskResult {
   int64_t errors = 0;    // error records among `trials`
   int64_t screened_rounds = 0;  // rounds whose proposals the cost model screened (TuneOptions::cost_model)
   int seeded_from_other_devices = 0;  // configs queued from the closest other devices' best records
-  int sibling_offers = 0;  // best configs of tasks differing only in the epilogue, queued first (transfer)
+  int sibling_offers = 0;             // best configs of tasks differing only in the epilogue, queued next (transfer)
   std::optional<double> default_s;  // the first provider's default config (Halide's): the untuned latency
   std::optional<double> onednn_s;   // the best oneDNN config
   std::optional<double> best_s;     // the best of every provider
@@ -112,7 +112,7 @@ struct TuneReport {
   std::vector<TaskResult> tasks;
   int64_t measured = 0;  // in this run
   int64_t errors = 0;    // among those
-  int64_t timings_cut = 0;  // among those, timed once by TuneOptions::slow_cutoff
+  int64_t timings_cut = 0;    // among those, timed once by TuneOptions::slow_cutoff
   int64_t also_measured = 0;  // records on TuneOptions::measure.also_on devices (not trials)
   int64_t known = 0;     // trials found in the store at the start
   double wall_s = 0, build_s = 0, run_s = 0;

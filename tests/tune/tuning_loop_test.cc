@@ -186,8 +186,11 @@ TEST_F(TuningLoopTest, ConfigsFarSlowerThanTheBestSoFarAreTimedOnce) {
     EXPECT_EQ(once, rep->timings_cut);
     EXPECT_EQ(best_repeats, 3);
     // Random points of the synthetic space cost up to ~30x the best: most of a round is cut.
-    if (cutoff > 0) EXPECT_GE(once, 10);
-    else EXPECT_EQ(once, 0);
+    if (cutoff > 0) {
+      EXPECT_GE(once, 10);
+    } else {
+      EXPECT_EQ(once, 0);
+    }
   }
 }
 
