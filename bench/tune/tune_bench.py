@@ -251,9 +251,9 @@ class Bench:
 
     # --- tuned vs oneDNN ----------------------------------------------------------------------
     def versus_onednn(self):
-        """kernels_bench, run --kernels-runs times (each a process of its own: the same Halide kernel has run
-        0.51 ms in one process and 0.64 ms in the next, oneDNN not moving); per conv, the median of the runs'
-        side-by-side ratios."""
+        """kernels_bench, run --kernels-runs times, each a process of its own; per conv, the median of the runs'
+        side-by-side ratios. (On a 2-core VM the same Halide kernel has run 0.51 ms in one run and 0.64 ms in
+        a run minutes later, oneDNN's moving 2.5%: the medians smooth single runs, not such phases.)"""
         bench = os.path.join(self.a.build, "bench", "kernels", "kernels_bench")
         args = [bench, "--threads", str(self.a.threads), "--ops", "conv2d", "--no-autoschedule", "--random", "0",
                 "--json"]
