@@ -2,7 +2,7 @@
 """Inter-operator scheduling benchmark: IOS's strategies against the sequential schedule and ONNX Runtime.
 
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
-        [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
+        [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
         [--ort node|python] [--no-ort] [--warm-stages] [--stage-profile RUNS]
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
@@ -44,7 +44,8 @@ def log(msg):
 
 def runner(a, model, batch, extra=(), time_only=False):
     argv = [os.path.join(a.build, "bench/ios/ios_runner"), "--model", model, "--batch", str(batch), "--threads",
-            str(a.threads), "--db", a.db, "--r", str(a.r), "--s", str(a.s), "--min-gain", str(a.min_gain), "--rounds", str(a.rounds), "--seconds",
+            str(a.threads), "--db", a.db, "--r", str(a.r), "--s", str(a.s), "--min-gain", str(a.min_gain),
+            "--search-budget", str(a.search_budget), "--rounds", str(a.rounds), "--seconds",
             str(a.seconds), "--save-dir", a.schedules]
     for e in extra:
         argv += ["--extra", e]
@@ -85,6 +86,8 @@ def main():
     ap.add_argument("--s", type=int, default=8)
     ap.add_argument("--min-gain", type=float, default=0.02,
                     help="a concurrent or merged stage must gain this fraction of its cost (as `schedule --min-gain`)")
+    ap.add_argument("--search-budget", type=float, default=60,
+                    help="seconds each search may take (as `schedule --search-budget`; 0: no limit)")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--db", default=os.path.join(ROOT, "build/ios_stages.db"))
@@ -148,7 +151,7 @@ def speedup(variants, name):
 
 def report(a, results, batches):
     names = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios-both", "ios-both-predicted", "chosen"]
-    cols = ["network", "batch"] + names + ["both x", "chosen x", "search s", "measured", "pred search s", "pred/both",
+    cols = ["network", "batch"] + names + ["both x", "chosen x", "search s", "measured", "groups", "pred search s", "pred/both",
                                            "other batch's both", "ORT seq", "ORT par"]
     lines, speedups, chosen = [], [], []
     for row in results:
@@ -163,6 +166,7 @@ def report(a, results, batches):
                      ["%.2fx" % speedups[-1],
                       "%.2fx (%s)" % (chosen[-1], v["chosen"]["chosen_from"]) if "chosen" in v else "-",
                       "%.1f" % v["ios-both"]["search_s"], str(v["ios-both"]["stages_measured"]),
+                      "%s%s" % (v["ios-both"].get("lanes", "-"), " (cut)" if v["ios-both"].get("budget_cut") else ""),
                       "%.2f" % v["ios-both-predicted"]["search_s"],
                       "%.3f" % (speedup(v, "ios-both") / speedup(v, "ios-both-predicted")),
                       ", ".join("%s %.2fx" % (x["name"].split("@")[1], x["speedup"] if "speedup" in x else
@@ -176,7 +180,8 @@ def report(a, results, batches):
     if speedups:
         print("\nIOS-both vs sequential: %s over %d network-batches; %d threads on %s; latencies are medians of %d "
               "interleaved rounds (ms), speedups ('both x') medians of per-round ratios; 'pred/both' is the "
-              "predicted-cost schedule's time over the measured-cost one's" % (
+              "predicted-cost schedule's time over the measured-cost one's; 'groups' the most groups a stage of "
+              "IOS-both's search could hold (min(s, threads); fewer where --search-budget cut its deepening)" % (
                   summary(speedups), len(speedups), results[0]["threads"], results[0]["device"],
                   len(results[0]["variants"][0]["rounds_ms"])))
     if chosen:

@@ -1,7 +1,7 @@
 // One network at one batch through every scheduling strategy, timed side by side: the tensorperf
 // part of bench/ios/ios_bench.py.
 //
-//   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02] [--rounds 7] [--seconds 1]
+//   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60] [--rounds 7] [--seconds 1]
 //              [--configs onednn|db] [--save-dir DIR] [--extra NAME=FILE ...] [--time-only] [--warm-stages]
 //              [--stage-profile RUNS]
 //
@@ -55,6 +55,8 @@ struct Variant {
   runtime::StageSchedule schedule;
   double search_s = 0, estimated_ms = 0;
   int64_t measured = 0;
+  int lanes = 0;            // groups per stage the search that gave it allowed
+  bool budget_cut = false;  // the search budget stopped a deeper search
   std::string chosen_from;  // `chosen`: which candidate the whole model picked
   std::unique_ptr<runtime::Executor> executor;
   std::vector<double> rounds_ms;
@@ -115,7 +117,7 @@ Result<nlohmann::json> profile_stages(Variant& v, graphsched::Scheduler& schedul
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--min-gain", "0.02"}, {"--rounds", "7"}, {"--seconds", "1"},
+  std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--min-gain", "0.02"}, {"--search-budget", "60"}, {"--rounds", "7"}, {"--seconds", "1"},
                                           {"--configs", "onednn"}, {"--threads", "2"}, {"--batch", "1"},
                                           {"--stage-profile", "0"}};
   std::vector<std::string> extras;
@@ -179,6 +181,7 @@ int main(int argc, char** argv) {
     search.r = std::stoi(a["--r"]);
     search.s = std::stoi(a["--s"]);
     search.min_gain = std::stod(a["--min-gain"]);
+    search.time_budget_s = std::stod(a["--search-budget"]);
     const double t0 = steady_seconds();
     Result<graphsched::Plan> plan = (*scheduler)->plan(search, s.cost);
     if (!plan.ok()) return fail(s.name + ": " + plan.status().message());
@@ -188,9 +191,11 @@ int main(int argc, char** argv) {
     v.search_s = steady_seconds() - t0;
     v.estimated_ms = plan->search.cost_s * 1e3;
     v.measured = plan->measured;
-    std::fprintf(stderr, "%s b%lld: %s searched in %.1f s (%lld stages measured), estimate %.3f ms\n", so.model.c_str(),
-                 static_cast<long long>(mo.batch), s.name.c_str(), v.search_s, static_cast<long long>(v.measured),
-                 v.estimated_ms);
+    v.lanes = plan->search.lanes;
+    v.budget_cut = plan->search.budget_cut;
+    std::fprintf(stderr, "%s b%lld: %s searched in %.1f s (%lld stages measured, up to %d groups per stage%s), estimate %.3f ms\n",
+                 so.model.c_str(), static_cast<long long>(mo.batch), s.name.c_str(), v.search_s,
+                 static_cast<long long>(v.measured), v.lanes, v.budget_cut ? ", cut by the budget" : "", v.estimated_ms);
     if (a.count("--save-dir") && s.strategy != graphsched::Strategy::kSequential) {
       std::filesystem::create_directories(a["--save-dir"]);
       const std::string file = a["--save-dir"] + "/" + so.model + "_b" + a["--batch"] + "_" + s.name + ".json";
@@ -293,6 +298,8 @@ int main(int argc, char** argv) {
     out["variants"].push_back({{"name", v.name},
                                {"search_s", v.search_s},
                                {"stages_measured", v.measured},
+                               {"lanes", v.lanes},
+                               {"budget_cut", v.budget_cut},
                                {"estimated_ms", v.estimated_ms},
                                {"latency_ms", median(v.rounds_ms)},
                                {"rounds_ms", v.rounds_ms},

@@ -33,6 +33,7 @@ struct ScheduleOptions {
   int s = 8;
   int max_block = 24;
   double min_gain = 0.02;
+  double search_budget_s = 60;
   std::string cost = "measured";
   std::string output;
   std::string plot_spec;
@@ -138,6 +139,7 @@ void run_schedule(const ScheduleOptions& o) {
   search.max_block = o.max_block;
   search.threads = device.threads;
   search.min_gain = o.min_gain;
+  search.time_budget_s = o.search_budget_s;
   graphsched::Plan plan = check(scheduler->plan(search, cost));
   say(fmt::format("search: {:.1f} s ({:.1f} s running stages, {:.1f} s storing them), {} stages measured, {} from "
                   "the database",
@@ -223,6 +225,8 @@ void run_schedule(const ScheduleOptions& o) {
                      {"merged_stages", merged},
                      {"search_s", plan.search.search_s},
                      {"states", plan.search.states},
+                     {"search_lanes", plan.search.lanes},
+                     {"search_budget_cut", plan.search.budget_cut},
                      {"stages_measured", plan.measured},
                      {"stages_from_db", plan.from_store},
                      {"estimated_ms", plan.search.cost_s * 1e3},
@@ -260,6 +264,9 @@ void run_schedule(const ScheduleOptions& o) {
               "%lld states\n",
               plan.search.search_s, o.cost.c_str(), o.strategy.c_str(), o.r, o.s, static_cast<long long>(plan.measured),
               static_cast<long long>(plan.from_store), static_cast<long long>(plan.search.states));
+  if (plan.search.budget_cut)
+    std::printf("           the %.0f s budget stopped the search at %d groups per stage (of min(s, threads) = %d)\n",
+                o.search_budget_s, plan.search.lanes, std::min(o.s, device.threads));
   std::printf("estimate   %.3f ms (sequential %.3f ms)\n", plan.search.cost_s * 1e3, plan.sequential_estimate_s * 1e3);
   std::printf("latency    %.3f ms   sequential %.3f ms   speedup %.3fx   (medians of %d interleaved rounds)\n", sched_ms,
               seq_ms, sched_ms > 0 ? seq_ms / sched_ms : 0.0, rounds);
@@ -300,6 +307,11 @@ void register_schedule_command(CLI::App& app) {
                   "a stage of concurrent groups, or a merged one, must gain at least this fraction of its cost "
                   "over the stages it replaces (0: any gain, as IOS)")
       ->check(CLI::Range(0.0, 0.5))
+      ->capture_default_str();
+  cmd->add_option("--search-budget", o.search_budget_s,
+                  "seconds each search may take (0: no limit); with more than 2 groups per stage allowed it "
+                  "searches with 2, then 4, ... up to min(s, threads) and keeps the deepest that finished")
+      ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   cmd->add_option("--cost", o.cost,
                   "measured (each candidate stage run here, cached in the database) or predicted (composed from "

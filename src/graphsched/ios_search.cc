@@ -120,9 +120,13 @@ class CostCache {
 // The DP over one block (at most 64 operators: a state is a bit mask of local indices).
 class BlockSearch {
  public:
+  // `lanes`: groups a concurrent stage may hold (at most min(s, threads)); `deadline`:
+  // steady_seconds() past which run() gives up with a Timeout (0: none).
   BlockSearch(const OpGraph& g, const std::vector<int>& ops, const SearchOptions& o, CostCache& cost,
-              const CanMergeFn& can_merge, const OpCostFn& op_cost, const StageBoundFn& bound)
-      : g_(g), ops_(ops), o_(o), cost_(cost), can_merge_(can_merge), op_cost_(op_cost), bound_(bound) {
+              const CanMergeFn& can_merge, const OpCostFn& op_cost, const StageBoundFn& bound, int lanes,
+              double deadline)
+      : g_(g), ops_(ops), o_(o), cost_(cost), can_merge_(can_merge), op_cost_(op_cost), bound_(bound),
+        deadline_(deadline) {
     const int n = static_cast<int>(ops.size());
     for (int i = 0; i < n; ++i) local_[ops[i]] = i;
     pred_.assign(n, 0);
@@ -136,7 +140,7 @@ class BlockSearch {
       }
     parallel_ = o.strategy == Strategy::kParallel || o.strategy == Strategy::kBoth;
     merge_ = (o.strategy == Strategy::kMerge || o.strategy == Strategy::kBoth) && can_merge_;
-    lanes_ = std::max(1, std::min(o.s, o.threads));
+    lanes_ = std::max(1, std::min({lanes, o.s, o.threads}));
     cap_ = 1;
     if (parallel_) cap_ = std::max(cap_, o.r * lanes_);
     if (merge_) cap_ = std::max(cap_, o.s);
@@ -291,6 +295,8 @@ class BlockSearch {
 
   Result<double> solve(uint64_t s) {
     if (s == 0) return 0.0;
+    if (deadline_ > 0 && (++calls_ & 1023) == 0 && steady_seconds() > deadline_)
+      return Status::Timeout("the schedule search ran out of its time budget");
     auto it = memo_.find(s);
     if (it != memo_.end()) return it->second.cost;
     if (static_cast<int64_t>(memo_.size()) >= kMaxStates)
@@ -386,6 +392,8 @@ class BlockSearch {
   const CanMergeFn& can_merge_;
   const OpCostFn& op_cost_;
   const StageBoundFn& bound_;
+  const double deadline_;
+  uint64_t calls_ = 0;
   std::map<int, int> local_;  // global operator index -> bit
   int64_t pruned_ = 0;
   std::vector<uint64_t> pred_, succ_;
@@ -425,6 +433,8 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
                                     const StageBoundFn& bound) {
   if (options.r < 1 || options.s < 1) return Status::InvalidArgument("r and s must be at least 1");
   if (options.threads < 1) return Status::InvalidArgument("threads must be at least 1");
+  if (!(options.time_budget_s >= 0 && std::isfinite(options.time_budget_s)))
+    return Status::InvalidArgument("the search's time budget must be a finite number of seconds >= 0");
   if (!(options.min_gain >= 0 && options.min_gain < 1))
     return Status::InvalidArgument("min_gain must be in [0, 1)");
   const double t0 = steady_seconds();
@@ -442,6 +452,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
   SearchResult result;
   CostCache cache(cost);
   if (options.strategy == Strategy::kSequential) {
+    result.lanes = 1;
     for (int v = 0; v < g.size(); ++v) {
       StageChoice c{{{v}}, {options.threads}, false};
       TP_ASSIGN_OR_RETURN(double s, cache(c));
@@ -450,6 +461,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
       result.stages.push_back(std::move(c));
     }
   } else if (options.strategy == Strategy::kGreedy) {
+    result.lanes = std::max(1, std::min(options.s, options.threads));
     TP_RETURN_IF_ERROR(greedy(g, options, cache, op_cost, result.stages, result.cost_s));
   } else {
     if (options.strategy != Strategy::kParallel && !can_merge)
@@ -494,11 +506,41 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
       };
     StageBoundFn unit_bound;
     if (bound) unit_bound = [&](const StageChoice& c) { return bound(expand(c)); };
+    const std::vector<std::vector<int>> blocks = partition_blocks(chains.units, max_block);
+    // One search with at most `lanes` groups per stage; `deadline` 0: to the end.
+    auto search_with = [&](int lanes, double deadline, std::vector<StageChoice>& stages, double& cost_s) -> Status {
+      for (const std::vector<int>& block : blocks) {
+        BlockSearch search(chains.units, block, options, unit_cache, unit_merge, unit_op_cost, unit_bound, lanes,
+                           deadline);
+        Status st = search.run(stages, cost_s, result.states);
+        result.stages_pruned += search.pruned();
+        TP_RETURN_IF_ERROR(st);
+      }
+      return Status::Ok();
+    };
+    const int max_lanes = std::max(1, std::min(options.s, options.threads));
+    std::vector<int> levels;
+    if (options.time_budget_s > 0)
+      for (int l = 2; l < max_lanes; l *= 2) levels.push_back(l);
+    levels.push_back(max_lanes);
     std::vector<StageChoice> stages;
-    for (const std::vector<int>& block : partition_blocks(chains.units, max_block)) {
-      BlockSearch search(chains.units, block, options, unit_cache, unit_merge, unit_op_cost, unit_bound);
-      TP_RETURN_IF_ERROR(search.run(stages, result.cost_s, result.states));
-      result.stages_pruned += search.pruned();
+    for (size_t i = 0; i < levels.size(); ++i) {
+      std::vector<StageChoice> deeper;
+      double cost_s = 0;
+      const double deadline = i == 0 ? 0 : t0 + options.time_budget_s;
+      if (i > 0 && steady_seconds() > deadline) {
+        result.budget_cut = true;
+        break;
+      }
+      Status st = search_with(levels[i], deadline, deeper, cost_s);
+      if (st.code() == StatusCode::kTimeout && i > 0 && steady_seconds() > deadline) {
+        result.budget_cut = true;
+        break;
+      }
+      TP_RETURN_IF_ERROR(st);
+      stages = std::move(deeper);
+      result.cost_s = cost_s;
+      result.lanes = levels[i];
     }
     for (const StageChoice& c : stages) {
       result.stages.push_back(expand(c));

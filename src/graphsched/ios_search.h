@@ -15,6 +15,8 @@
 // one core. Where the operators between two cuts are more than a block holds, the search runs over
 // their chains (op_graph.h's contract_long_chains), so r counts chains there. `both` tries both
 // kinds of stage.
+// With a time budget (SearchOptions::time_budget_s) the search deepens over the groups a stage may
+// hold (2, 4, ... up to min(s, threads)) and keeps the deepest search that finished in time.
 // The baselines: `sequential` (one operator per stage on all threads) and `greedy` (each stage takes
 // every ready operator, packed the same way).
 #pragma once
@@ -57,6 +59,12 @@ struct SearchOptions {
   // cost_s stay what the stages cost). IOS takes any gain (0); on a shared machine a stage
   // estimated to gain a percent runs about as often slower in the whole model.
   double min_gain = 0;
+  // Seconds the search may take (0: no limit). The endings a state offers grow with the groups a
+  // stage may hold, min(s, threads): on 16 cores at s=8 a wide network's search costs tens of times
+  // what it costs with 2 groups. With a budget and more than 2 groups allowed, the search deepens:
+  // it runs with at most 2 groups per stage (always to the end), then 4, 8, ... up to min(s,
+  // threads), each run within what is left of the budget, and returns the last one that finished.
+  double time_budget_s = 0;
 };
 
 // A stage's identity within one graph (its groups' threads and operator indices, merged or not):
@@ -82,6 +90,8 @@ struct SearchResult {
   int64_t stages_costed = 0;  // distinct stages whose cost was asked for
   int64_t stages_pruned = 0;  // candidate stages the bound ruled out uncosted
   double search_s = 0;      // wall time of the search, costs included
+  int lanes = 0;            // groups a stage could hold in the search that gave the result
+  bool budget_cut = false;  // the time budget stopped a deeper search (lanes < min(s, threads))
 };
 
 // How a stage's `threads` are split among `groups` groups: as evenly as possible, earlier groups

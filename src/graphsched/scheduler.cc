@@ -146,7 +146,13 @@ Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
   Plan plan;
   TP_ASSIGN_OR_RETURN(plan.search, schedule_graph(ops_, search, fn, can_merge, op_cost, bound));
   for (int round = 0; cost == CostKind::kPredicted && round < options_.verify_rounds; ++round) {
-    // Measure the found schedule's concurrent stages the model has not seen, refit, search again.
+    // Measure the found schedule's concurrent stages the model has not seen, refit, search again
+    // (within what is left of its time budget; kept only where it went as deep as the first).
+    SearchOptions again = search;
+    if (search.time_budget_s > 0) {
+      again.time_budget_s = search.time_budget_s - (steady_seconds() - t0);
+      if (again.time_budget_s <= 0) break;
+    }
     const size_t before = samples_.size();
     for (const StageChoice& c : plan.search.stages) {
       if (samples_.size() - before >= static_cast<size_t>(options_.verify_stages)) break;
@@ -155,7 +161,9 @@ Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
     if (samples_.size() == before) break;
     contention_ = fit_contention(samples_);
     fn = predicted();
-    TP_ASSIGN_OR_RETURN(plan.search, schedule_graph(ops_, search, fn, can_merge, op_cost, bound));
+    TP_ASSIGN_OR_RETURN(SearchResult refit, schedule_graph(ops_, again, fn, can_merge, op_cost, bound));
+    if (refit.lanes < plan.search.lanes) break;  // the budget cut it shallower than the first search
+    plan.search = std::move(refit);
   }
   plan.search.search_s = steady_seconds() - t0;
   for (int v = 0; v < ops_.size(); ++v) {

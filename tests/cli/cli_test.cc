@@ -371,6 +371,9 @@ TEST(Cli, ScheduleSearchesWritesAScheduleThatRunRuns) {
     EXPECT_GT(j[key].get<double>(), 0) << key;
   EXPECT_GT(j["stages_measured"].get<int>(), 0);
   EXPECT_LT(j["max_output_difference"].get<double>(), 1e-4);
+  // On 2 threads a stage holds at most 2 groups: the default budget has nothing to deepen.
+  EXPECT_EQ(j["search_lanes"], 2);
+  EXPECT_EQ(j["search_budget_cut"], false);
   // "stages" counts the found schedule's stages; "schedule" is the one written, which the judge may
   // have taken from another candidate.
   EXPECT_EQ(j["schedule"]["stages"].size(), j["chosen_stages"].get<size_t>());
@@ -411,9 +414,11 @@ TEST(Cli, ScheduleSearchesWritesAScheduleThatRunRuns) {
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_EQ(lines(other.err), 1) << other.err;
   EXPECT_NE(other.err.find("another graph"), std::string::npos) << other.err;
-  CmdResult bad = tensorperf("schedule " + model + " --strategy fastest");
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  for (const char* bad_args : {" --strategy fastest", " --search-budget -1", " --search-budget soon"}) {
+    CmdResult bad = tensorperf("schedule " + model + bad_args);
+    EXPECT_EQ(bad.exit_code, 2) << bad_args;
+    EXPECT_EQ(lines(bad.err), 1) << bad_args << ": " << bad.err;
+  }
   std::filesystem::remove_all(dir);
 }
 

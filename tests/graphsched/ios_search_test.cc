@@ -246,6 +246,55 @@ TEST(IosSearch, AStageMayHoldMoreComponentsThanThreadsOnSharedLanes) {
   EXPECT_EQ(r->stages[1].groups, (std::vector<std::vector<int>>{{1, 5}, {3, 7}}));
 }
 
+TEST(IosSearch, ATimeBudgetKeepsTheDeepestSearchThatFinished) {
+  // Eight independent pairs a -> b on eight threads: stages of up to eight groups. With a budget
+  // the search deepens over 2, 4, 8 groups per stage; a budget spent before the second level keeps
+  // the 2-group search's schedule, a large one ends where the search without a budget does.
+  std::vector<std::pair<int, int>> edges;
+  for (int v = 0; v < 16; v += 2) edges.push_back({v, v + 1});
+  Result<OpGraph> g = OpGraph::from_edges(16, edges);
+  ASSERT_TRUE(g.ok());
+  SyntheticCost cost;
+  for (int v = 0; v < 16; ++v) cost.op_s.push_back(1e-4 * (1 + v % 5));
+  auto fn = [&](const StageChoice& c) -> Result<double> { return cost(c); };
+  auto op_cost = [&](int v, int t) -> Result<double> { return cost.op(v, t); };
+  SearchOptions o;
+  o.strategy = Strategy::kParallel;
+  o.threads = 8;
+  o.s = 8;
+  auto search = [&](int s, double budget) {
+    SearchOptions x = o;
+    x.s = s;
+    x.time_budget_s = budget;
+    Result<SearchResult> r = schedule_graph(*g, x, fn, {}, op_cost);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : SearchResult{};
+  };
+  const SearchResult unlimited = search(8, 0), two = search(2, 0);
+  EXPECT_EQ(unlimited.lanes, 8);
+  EXPECT_FALSE(unlimited.budget_cut);
+  EXPECT_EQ(two.lanes, 2);
+  EXPECT_LT(unlimited.cost_s, two.cost_s);  // more groups per stage pay off here
+
+  const SearchResult spent = search(8, 1e-9);
+  EXPECT_TRUE(spent.budget_cut);
+  EXPECT_EQ(spent.lanes, 2);
+  EXPECT_DOUBLE_EQ(spent.cost_s, two.cost_s);
+  ASSERT_EQ(spent.stages.size(), two.stages.size());
+  for (size_t i = 0; i < two.stages.size(); ++i) EXPECT_EQ(spent.stages[i].groups, two.stages[i].groups);
+
+  const SearchResult ample = search(8, 1e6);
+  EXPECT_FALSE(ample.budget_cut);
+  EXPECT_EQ(ample.lanes, 8);
+  EXPECT_DOUBLE_EQ(ample.cost_s, unlimited.cost_s);
+
+  for (double bad : {-1.0, std::nan(""), double{INFINITY}}) {
+    SearchOptions x = o;
+    x.time_budget_s = bad;
+    EXPECT_EQ(schedule_graph(*g, x, fn, {}, op_cost).status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+}
+
 TEST(IosSearch, EverySchedulesCoversEachOperatorOnceInDependencyOrder) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 12; ++trial) {
