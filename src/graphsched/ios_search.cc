@@ -295,7 +295,7 @@ class BlockSearch {
 
   Result<double> solve(uint64_t s) {
     if (s == 0) return 0.0;
-    if (deadline_ > 0 && (++calls_ & 1023) == 0 && steady_seconds() > deadline_)
+    if (deadline_ > 0 && (calls_++ & 1023) == 0 && steady_seconds() > deadline_)  // the first call too
       return Status::Timeout("the schedule search ran out of its time budget");
     auto it = memo_.find(s);
     if (it != memo_.end()) return it->second.cost;
@@ -451,6 +451,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
     };
   SearchResult result;
   CostCache cache(cost);
+  const int max_lanes = std::max(1, std::min(options.s, options.threads));
   if (options.strategy == Strategy::kSequential) {
     result.lanes = 1;
     for (int v = 0; v < g.size(); ++v) {
@@ -461,7 +462,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
       result.stages.push_back(std::move(c));
     }
   } else if (options.strategy == Strategy::kGreedy) {
-    result.lanes = std::max(1, std::min(options.s, options.threads));
+    result.lanes = max_lanes;
     TP_RETURN_IF_ERROR(greedy(g, options, cache, op_cost, result.stages, result.cost_s));
   } else {
     if (options.strategy != Strategy::kParallel && !can_merge)
@@ -518,7 +519,6 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
       }
       return Status::Ok();
     };
-    const int max_lanes = std::max(1, std::min(options.s, options.threads));
     std::vector<int> levels;
     if (options.time_budget_s > 0)
       for (int l = 2; l < max_lanes; l *= 2) levels.push_back(l);
@@ -528,10 +528,6 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
       std::vector<StageChoice> deeper;
       double cost_s = 0;
       const double deadline = i == 0 ? 0 : t0 + options.time_budget_s;
-      if (i > 0 && steady_seconds() > deadline) {
-        result.budget_cut = true;
-        break;
-      }
       Status st = search_with(levels[i], deadline, deeper, cost_s);
       if (st.code() == StatusCode::kTimeout && i > 0 && steady_seconds() > deadline) {
         result.budget_cut = true;
