@@ -118,8 +118,109 @@ TEST(HalideProperty, StripConvSchedulesMatchReference) {
   }
 }
 
-// Configs stored before the strip and pad_tasks knobs existed still build (as strip 1, pad_tasks 0);
-// negative values are instantiation errors.
+// Skipping the window's taps in the zero padding (rows, or rows and columns) and compiling for static
+// shapes, on every padded convolution of the coverage set (stride 2 with asymmetric pads, dilation 2
+// with groups, a 7x7 window) and a 7x7 output: per-tile and per-row accumulation, tiles that leave a
+// tail (guard) or overlap the previous one (shift_inwards), two tile rows, several tiles per row.
+TEST(HalideProperty, SkipPadConvSchedulesMatchReference) {
+  const Provider& p = *find_provider("halide").value();
+  std::mt19937_64 rng(13);
+  std::vector<ir::Workload> workloads;
+  for (const ir::Workload& w : testing::coverage_workloads())
+    if (w.op == ir::OpKind::kConv2d && w.attrs.get_ints("pads", {0, 0, 0, 0}) != std::vector<int64_t>{0, 0, 0, 0})
+      workloads.push_back(w);
+  ASSERT_GE(workloads.size(), 4u);
+  workloads.push_back(testing::make_workload(ir::OpKind::kConv2d, {{1, 32, 7, 7}, {48, 32, 3, 3}},
+                                             ir::Attrs{{"strides", std::vector<int64_t>{1, 1}},
+                                                       {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                                                       {"dilations", std::vector<int64_t>{1, 1}},
+                                                       {"groups", int64_t{1}}},
+                                             {"bias", "add", "relu"}));
+  struct Case {
+    std::string skip, at, tail;
+    int tx, ty, statics;
+  };
+  const std::vector<Case> cases = {
+      {"rows", "tile", "guard", 4, 1, 0}, {"rows", "row", "shift_inwards", 7, 2, 1},
+      {"all", "tile", "guard", 4, 2, 1},  {"all", "tile", "shift_inwards", 7, 1, 1},
+      {"all", "row", "guard", 3, 1, 0},   {"all", "row", "shift_inwards", 4, 1, 1},
+  };
+  int built = 0;
+  for (const ir::Workload& w : workloads)
+    for (const Case& c : cases) {
+      nlohmann::json k = {{"layout", "nchwc"},  {"oc_block", 16}, {"vector_width", 8},
+                          {"tile_x", c.tx},     {"tile_y", c.ty}, {"tail", c.tail},
+                          {"compute_at", c.at}, {"rc_block", 4},  {"reduce_order", "c_k"},
+                          {"pad", "root"},      {"unroll", 1},    {"parallel", "rows"},
+                          {"strip", 2},         {"pad_tasks", 0}, {"static_shapes", c.statics},
+                          {"skip_pad", c.skip}};
+      if (c.tail == "shift_inwards" && (c.tx > w.output.shape[3] || c.ty > w.output.shape[2])) continue;
+      EXPECT_TRUE(check_config(p, w, Config{"halide", k}, rng)) << k.dump();
+      ++built;
+    }
+  EXPECT_GE(built, 25);
+  // The plain layout skips rows too.
+  nlohmann::json plain = p.default_config(workloads[0]).knobs;
+  plain["skip_pad"] = "rows";
+  plain["static_shapes"] = 1;
+  EXPECT_TRUE(check_config(p, workloads[0], Config{"halide", plain}, rng));
+}
+
+// skip_pad exists only where there is padding to skip, and "all" only where its column tests can
+// fold (nchwc, channels innermost); the share of taps skipped is the last schedule feature.
+TEST(HalideProperty, SkipPadIsOfferedAndCheckedPerWorkload) {
+  const Provider& p = *find_provider("halide").value();
+  auto conv = [](int64_t pad) {
+    return testing::make_workload(ir::OpKind::kConv2d, {{1, 32, 7, 7}, {32, 32, 3, 3}},
+                                  ir::Attrs{{"strides", std::vector<int64_t>{1, 1}},
+                                            {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+                                            {"dilations", std::vector<int64_t>{1, 1}},
+                                            {"groups", int64_t{1}}},
+                                  {"bias"});
+  };
+  const ir::Workload padded = conv(1), unpadded = conv(0);
+  auto values = [&](const ir::Workload& w) {
+    for (const Knob& k : p.space(w).knobs)
+      if (k.name == "skip_pad") return k.values.size();
+    return size_t{0};
+  };
+  EXPECT_EQ(values(padded), 3u);
+  EXPECT_EQ(values(unpadded), 1u);
+  Config c = p.default_config(padded);
+  EXPECT_EQ(c.knobs["skip_pad"], "none");
+  EXPECT_EQ(c.knobs["static_shapes"], 0);
+  c.knobs["layout"] = "nchwc";
+  c.knobs["oc_block"] = 16;
+  c.knobs["skip_pad"] = "all";
+  EXPECT_TRUE(p.validate(padded, c).ok());
+  EXPECT_EQ(p.validate(unpadded, c).code(), StatusCode::kInvalidArgument);
+  c.knobs["skip_pad"] = "rows";
+  EXPECT_EQ(p.validate(unpadded, c).code(), StatusCode::kInvalidArgument);
+  c.knobs["skip_pad"] = "all";
+  c.knobs["reduce_order"] = "k_c";
+  EXPECT_EQ(p.validate(padded, c).code(), StatusCode::kInvalidArgument);
+  c.knobs["reduce_order"] = "c_k";
+  c.knobs["skip_pad"] = "some";
+  EXPECT_EQ(p.validate(padded, c).code(), StatusCode::kInvalidArgument);
+  c.knobs["skip_pad"] = "all";
+  c.knobs["static_shapes"] = 2;
+  EXPECT_EQ(p.validate(padded, c).code(), StatusCode::kInvalidArgument);
+  // 7x7 output, 3x3 window, pad 1: 19 of 21 (output, tap) pairs per dimension are inside the input.
+  c.knobs["static_shapes"] = 1;
+  std::vector<double> skipped;
+  for (const char* skip : {"none", "rows", "all"}) {
+    c.knobs["skip_pad"] = skip;
+    auto f = p.schedule_features(padded, c);
+    ASSERT_TRUE(f.ok()) << f.status().message();
+    skipped.push_back(f->back());
+  }
+  EXPECT_DOUBLE_EQ(skipped[0], 0.0);
+  EXPECT_NEAR(skipped[1], 2.0 / 21.0, 1e-12);
+  EXPECT_NEAR(skipped[2], 1.0 - (19.0 / 21.0) * (19.0 / 21.0), 1e-12);
+}
+
+// Configs stored before the strip, pad_tasks, static_shapes and skip_pad knobs existed still build
+// (as strip 1, pad_tasks 0, static_shapes 0, skip_pad none); negative values are instantiation errors.
 TEST(HalideProperty, ConvWithoutStripKnobsBuilds) {
   const Provider& p = *find_provider("halide").value();
   std::mt19937_64 rng(5);
@@ -127,8 +228,10 @@ TEST(HalideProperty, ConvWithoutStripKnobsBuilds) {
   Config c = p.default_config(w);
   ASSERT_TRUE(c.knobs.contains("strip"));
   ASSERT_TRUE(c.knobs.contains("pad_tasks"));
-  c.knobs.erase("strip");
-  c.knobs.erase("pad_tasks");
+  for (const char* knob : {"strip", "pad_tasks", "static_shapes", "skip_pad"}) {
+    ASSERT_TRUE(c.knobs.contains(knob)) << knob;
+    c.knobs.erase(knob);
+  }
   EXPECT_TRUE(check_config(p, w, c, rng));
   for (const char* knob : {"strip", "pad_tasks"}) {
     Config bad = c;

@@ -41,6 +41,7 @@ class Knobs {
   // reproduces the schedule from before the knob existed).
   Result<int> get_int(const std::string& name, int fallback) const;
   Result<std::string> get_string(const std::string& name) const;
+  Result<std::string> get_string(const std::string& name, const std::string& fallback) const;
   bool schedule() const { return schedule_; }
 
  private:
@@ -79,6 +80,14 @@ std::vector<int> halide_sizes(const ir::Shape& shape);
 std::vector<Halide::ImageParam> make_params(const ir::Workload& w);
 
 // The activation `op` ("relu", "relu6", "sigmoid", "tanh", "gelu") applied to v.
+// Sizes (Halide order) of kernel input `i` as the pipeline reads it: its view, its packed form (the
+// packer run once on zeros), or its own shape; and the output's.
+Result<std::vector<int>> input_sizes(const Program& program, const ir::Workload& w, size_t i);
+std::vector<int> output_sizes(const Program& program, const ir::Workload& w);
+// Pins every input's and the output's bounds (min 0, the sizes above) and dense strides, so that
+// Halide compiles for exactly these buffers (static_shapes.cc). Returns the inputs' sizes.
+Result<std::vector<std::vector<int>>> pin_shapes(Program& program, const ir::Workload& w);
+
 Halide::Expr activation(const std::string& op, Halide::Expr v);
 // Applies w.epilogue to `value` at output coordinates `coords` (Halide order, innermost first),
 // reading the epilogue tensors from params[w.inputs.size()...].

@@ -21,6 +21,11 @@ Result<std::string> Knobs::get_string(const std::string& name) const {
   return it->get<std::string>();
 }
 
+Result<std::string> Knobs::get_string(const std::string& name, const std::string& fallback) const {
+  if (!knobs_.contains(name)) return fallback;
+  return get_string(name);
+}
+
 Result<Halide::TailStrategy> tail_strategy(const std::string& name) {
   if (name == "guard") return Halide::TailStrategy::GuardWithIf;
   if (name == "shift_inwards") return Halide::TailStrategy::ShiftInwards;

@@ -24,18 +24,6 @@ std::optional<int64_t> as_int(const Expr& e) {
   return std::nullopt;
 }
 
-// Dense strides of Halide sizes (innermost first).
-std::vector<int> dense_strides(const std::vector<int>& sizes) {
-  std::vector<int> s(sizes.size(), 1);
-  for (size_t i = 1; i < sizes.size(); ++i) s[i] = s[i - 1] * sizes[i - 1];
-  return s;
-}
-
-void pin(Halide::OutputImageParam p, const std::vector<int>& sizes) {
-  std::vector<int> strides = dense_strides(sizes);
-  for (size_t d = 0; d < sizes.size(); ++d) p.dim(static_cast<int>(d)).set_bounds(0, sizes[d]).set_stride(strides[d]);
-}
-
 int64_t product(const std::vector<int>& v) {
   int64_t n = 1;
   for (int x : v) n *= x;
@@ -424,22 +412,6 @@ class NestBuilder : public IRVisitor {
 namespace halide {
 namespace {
 
-// Sizes (Halide order) of kernel input `i` as the pipeline reads it: its view, its packed form, or
-// its own shape.
-Result<std::vector<int>> input_sizes(const Program& program, const ir::Workload& w, size_t i) {
-  auto view = program.input_views.find(i);
-  if (view != program.input_views.end()) return view->second;
-  const std::vector<ir::TensorType> types = kernel_input_types(w);
-  if (i >= types.size()) return Status::Internal("template has more inputs than the workload");
-  auto packer = program.packers.find(i);
-  if (packer == program.packers.end()) return halide_sizes(types[i].shape);
-  HostTensor zeros(types[i]);
-  Halide::Buffer<float> packed = packer->second(zeros);
-  std::vector<int> sizes;
-  for (int d = 0; d < packed.dimensions(); ++d) sizes.push_back(packed.dim(d).extent());
-  return sizes;
-}
-
 // A lowering pass that keeps the statement it is given and changes nothing.
 class StmtCapture : public Halide::Internal::IRMutator {
  public:
@@ -458,19 +430,10 @@ class StmtCapture : public Halide::Internal::IRMutator {
 
 Result<LoopNest> lower_program(Program program, const ir::Workload& w, const Halide::Target& target) {
   LoopNest nest;
-  for (size_t i = 0; i < program.inputs.size(); ++i) {
-    TP_ASSIGN_OR_RETURN(std::vector<int> sizes, input_sizes(program, w, i));
-    if (static_cast<int>(sizes.size()) != program.inputs[i].dimensions())
-      return Status::Internal("input " + std::to_string(i) + " has " + std::to_string(sizes.size()) +
-                              " sizes for a " + std::to_string(program.inputs[i].dimensions()) + "-D parameter");
-    pin(program.inputs[i], sizes);
-    nest.buffers.push_back({program.inputs[i].name(), product(sizes) * 4, 4, true, false});
-  }
-  std::vector<int> out_sizes = program.output_view.empty() ? halide_sizes(w.output.shape) : program.output_view;
-  if (static_cast<int>(out_sizes.size()) != program.output.dimensions())
-    return Status::Internal("output sizes do not match the output's dimensions");
-  pin(program.output.output_buffer(), out_sizes);
-  nest.buffers.push_back({program.output.name(), product(out_sizes) * 4, 4, false, true});
+  TP_ASSIGN_OR_RETURN(const std::vector<std::vector<int>> sizes, pin_shapes(program, w));
+  for (size_t i = 0; i < program.inputs.size(); ++i)
+    nest.buffers.push_back({program.inputs[i].name(), product(sizes[i]) * 4, 4, true, false});
+  nest.buffers.push_back({program.output.name(), product(output_sizes(program, w)) * 4, 4, false, true});
 
   // Halide runs custom passes at the end of lowering but before parallel loops become closures of
   // their own: the statement seen there still holds the whole nest.
