@@ -70,14 +70,11 @@ Result<std::unique_ptr<Kernel>> compile_autoscheduled(const ir::Workload& w, con
   try {
     TP_ASSIGN_OR_RETURN(program, t->build(w, halide::Knobs(knobs, /*schedule=*/false)));
     // Estimates: every input and the output at their (viewed) sizes.
-    std::vector<ir::TensorType> types = kernel_input_types(w);
     for (size_t i = 0; i < program.inputs.size(); ++i) {
-      auto view = program.input_views.find(i);
-      program.inputs[i].set_estimates(
-          full_region(view != program.input_views.end() ? view->second : halide::halide_sizes(types[i].shape)));
+      TP_ASSIGN_OR_RETURN(std::vector<int> sizes, halide::input_sizes(program, w, i));
+      program.inputs[i].set_estimates(full_region(sizes));
     }
-    program.output.set_estimates(
-        full_region(program.output_view.empty() ? halide::halide_sizes(w.output.shape) : program.output_view));
+    program.output.set_estimates(full_region(halide::output_sizes(program, w)));
   } catch (const Halide::Error& e) {
     return Status::Internal(std::string("building the algorithm failed: ") + e.what());
   }

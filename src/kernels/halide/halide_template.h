@@ -79,7 +79,6 @@ std::vector<int> halide_sizes(const ir::Shape& shape);
 // ImageParams for every kernel input, named in0, in1, ...; the caller may replace packed ones.
 std::vector<Halide::ImageParam> make_params(const ir::Workload& w);
 
-// The activation `op` ("relu", "relu6", "sigmoid", "tanh", "gelu") applied to v.
 // Sizes (Halide order) of kernel input `i` as the pipeline reads it: its view, its packed form (the
 // packer run once on zeros), or its own shape; and the output's.
 Result<std::vector<int>> input_sizes(const Program& program, const ir::Workload& w, size_t i);
@@ -88,6 +87,7 @@ std::vector<int> output_sizes(const Program& program, const ir::Workload& w);
 // Halide compiles for exactly these buffers (static_shapes.cc). Returns the inputs' sizes.
 Result<std::vector<std::vector<int>>> pin_shapes(Program& program, const ir::Workload& w);
 
+// The activation `op` ("relu", "relu6", "sigmoid", "tanh", "gelu") applied to v.
 Halide::Expr activation(const std::string& op, Halide::Expr v);
 // Applies w.epilogue to `value` at output coordinates `coords` (Halide order, innermost first),
 // reading the epilogue tensors from params[w.inputs.size()...].
