@@ -185,5 +185,38 @@ TEST(ProviderContract, HalideKernelsGiveInstancesOfOtherThreadCounts) {
     ASSERT_NEAR(got.f32()[i], want.f32()[i], 1e-3 + 1e-3 * std::abs(want.f32()[i])) << i;
 }
 
+// A process that runs both providers has one set of worker threads: a Halide kernel of 2 threads
+// runs its parallel loops on the OpenMP team that oneDNN's kernels of 2 threads started (the JIT
+// runtime's own pool, beside OpenMP's spinning team, contended with it for the cores), and
+// computes the same.
+TEST(ProviderContract, HalideKernelsOfSeveralThreadsUseOpenMpsTeam) {
+  const ir::Workload w = testing::make_workload(ir::OpKind::kConv2d, {{1, 16, 20, 20}, {32, 16, 3, 3}},
+                                                {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  const Provider* onednn = find_provider("onednn").value();
+  const Provider* halide = find_provider("halide").value();
+  CompileOptions o;
+  o.threads = 2;
+  Result<std::unique_ptr<Kernel>> d = onednn->compile(w, onednn->default_config(w), o);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  const Config c = halide->default_config(w);
+  ASSERT_EQ(c.knobs.value("parallel", std::string()), "rows") << c.knobs.dump();
+  Result<std::unique_ptr<Kernel>> h = halide->compile(w, c, o);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  std::mt19937_64 rng(3);
+  std::vector<HostTensor> in = testing::random_inputs(w, rng);
+  HostTensor want(w.output), got(w.output), from_onednn(w.output);
+  ASSERT_TRUE(run_reference(w, testing::pointers(in), want).ok());
+  ASSERT_TRUE((*d)->run(testing::pointers(in), from_onednn).ok());
+  const int with_openmp = threads_of_this_process();
+  ASSERT_GT(with_openmp, 1) << "oneDNN's kernel of 2 threads started no OpenMP worker";
+  for (int round = 0; round < 5; ++round) {
+    ASSERT_TRUE((*h)->run(testing::pointers(in), got).ok());
+    ASSERT_TRUE((*d)->run(testing::pointers(in), from_onednn).ok());
+  }
+  EXPECT_EQ(threads_of_this_process(), with_openmp) << "the Halide kernel started threads of its own";
+  for (int64_t i = 0; i < want.num_elements(); ++i)
+    ASSERT_NEAR(got.f32()[i], want.f32()[i], 1e-3 + 1e-3 * std::abs(want.f32()[i])) << i;
+}
+
 }  // namespace
 }  // namespace tensorperf::kernels

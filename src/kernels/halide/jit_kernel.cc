@@ -1,12 +1,14 @@
 // A JIT-compiled Halide pipeline as a Kernel: buffers wrap the caller's memory (no copies in run()),
 // constant inputs with a packer are packed once per tensor, the thread count is set per run.
-// Concurrency: inputs are bound per call (a ParamMap, not the shared ImageParams) and a 1-thread
-// kernel runs its parallel loops in the calling thread (a per-call do_par_for handler), so kernels,
-// instances of one compiled pipeline included, may run at once on different threads. Kernels of
-// more threads share the JIT runtime's one thread pool, whose worker count is process-wide, except
-// inside an OpenMP parallel region (a concurrent group of a stage, runtime/group_pool.h): there a
-// kernel's parallel loops run on a nested OpenMP team of its own thread count, so that concurrent
-// groups each get their own threads instead of sharing one pool beside OpenMP's spinning team.
+// Concurrency: inputs are bound per call (a ParamMap, not the shared ImageParams), so kernels,
+// instances of one compiled pipeline included, may run at once on different threads.
+// Threads: a kernel's parallel loops never use the JIT runtime's own thread pool. A 1-thread kernel
+// runs them in the calling thread; a kernel of T threads runs each on an OpenMP team of T threads
+// (a per-call do_par_for handler), the team oneDNN's kernels use from the same thread. A process
+// that runs both providers thus has one set of worker threads (Halide's pool beside OpenMP's
+// spinning team contended for the cores: docs/runtime.md, "Threads").
+// Inside a concurrent group of a stage (runtime/group_pool.h, an OpenMP team with nesting enabled)
+// the team is nested, so groups each get their own threads.
 #include <omp.h>
 
 #include <atomic>
@@ -18,20 +20,6 @@
 
 namespace tensorperf::kernels::halide {
 namespace {
-
-// Sets the JIT runtime's worker count. The JIT runtime is shared by all JIT pipelines of the process
-// and its symbols are not exported, so the call goes through a tiny pipeline that calls it.
-void set_runtime_threads(int threads) {
-  static std::mutex mu;
-  static int current = -1;
-  std::lock_guard<std::mutex> lock(mu);
-  if (current == threads) return;
-  Halide::Func f("set_num_threads");
-  f() = Halide::Internal::Call::make(Halide::Int(32), "halide_set_num_threads", {Halide::Expr(threads)},
-                                     Halide::Internal::Call::Extern);
-  Halide::Buffer<int> previous = f.realize();
-  current = threads;
-}
 
 Halide::Buffer<float> wrap(const HostTensor& t, const std::vector<int>& view = {}) {
   std::vector<int> sizes = view.empty() ? halide_sizes(t.type().shape) : view;
@@ -48,16 +36,20 @@ int serial_do_par_for(Halide::JITUserContext* context, int (*f)(Halide::JITUserC
   return 0;
 }
 
-// The thread count of the kernel that the calling thread runs (read by omp_do_par_for, which is
-// called on that thread by the pipeline it runs).
-thread_local int t_group_threads = 1;
+// A pipeline's user context that also says how its parallel loops run: on an OpenMP team of
+// `threads` threads, opened at the OpenMP nesting level `level` (a loop reached from inside one of
+// the team's iterations, a nested parallel loop of the schedule, runs in its thread).
+struct OmpContext : Halide::JITUserContext {
+  int threads = 1;
+  int level = 0;
+};
 
-// A parallel loop on a nested OpenMP team of t_group_threads threads: what a kernel of a concurrent
-// group does (the caller is a thread of the stage's OpenMP team, nesting enabled by GroupPool).
 int omp_do_par_for(Halide::JITUserContext* context, int (*f)(Halide::JITUserContext*, int, uint8_t*), int min,
                    int extent, uint8_t* closure) {
+  const auto* c = static_cast<const OmpContext*>(context);
+  const int threads = omp_get_level() > c->level ? 1 : c->threads;
   std::atomic<int> failed{0};
-#pragma omp parallel for num_threads(t_group_threads) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(threads) if (threads > 1 && extent > 1) schedule(dynamic, 1)
   for (int i = min; i < min + extent; ++i) {
     if (failed.load(std::memory_order_relaxed) != 0) continue;
     if (int status = f(context, i, closure); status != 0) failed.store(status, std::memory_order_relaxed);
@@ -85,14 +77,13 @@ class JitKernel final : public Kernel {
       return Status::InvalidArgument("kernel takes " + std::to_string(program.inputs.size()) + " inputs, got " +
                                      std::to_string(inputs.size()));
     try {
-      Halide::JITUserContext context;
+      OmpContext context;
       if (code_->threads == 1) {
         context.handlers.custom_do_par_for = serial_do_par_for;
-      } else if (omp_in_parallel()) {
-        t_group_threads = code_->threads;
-        context.handlers.custom_do_par_for = omp_do_par_for;
       } else {
-        set_runtime_threads(code_->threads);
+        context.threads = code_->threads;
+        context.level = omp_get_level();
+        context.handlers.custom_do_par_for = omp_do_par_for;
       }
       Halide::ParamMap params;
       for (size_t i = 0; i < inputs.size(); ++i) {
