@@ -562,12 +562,11 @@ Result<double> Executor::Impl::quick_time(const kernels::Kernel& prototype, cons
   t.repeat = 5;
   t.min_repeat_ms = 2;
   t.discarded_timings = 1;
-  TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs(
-                                                  [&] {
-                                                    return io ? instance->run(io->inputs(), io->output())
-                                                              : instance->run(plain_inputs, plain_output);
-                                                  },
-                                                  t));
+  TP_ASSIGN_OR_RETURN(
+      measure::Timing timing,
+      measure::time_runs(
+          [&] { return io ? instance->run(io->inputs(), io->output()) : instance->run(plain_inputs, plain_output); },
+          t));
   std::sort(timing.costs.begin(), timing.costs.end());
   return timing.costs[timing.costs.size() / 2];
 }
@@ -638,9 +637,9 @@ Status Executor::Impl::choose_and_compile() {
             }
             if (default_s < stored_s + conversions_s) {
               say("note: the " + std::string(source_name(pick->source)) + " config of " + key + " (" +
-                  pick->config.provider + ") runs slower here than oneDNN's default (" + ms_text(stored_s) +
-                  " ms" + (breaks_chain ? " + " + ms_text(conversions_s) + " ms of layout conversions" : "") +
-                  " against " + ms_text(default_s) + " ms); using the default");
+                  pick->config.provider + ") runs slower here than oneDNN's default (" + ms_text(stored_s) + " ms" +
+                  (breaks_chain ? " + " + ms_text(conversions_s) + " ms of layout conversions" : "") + " against " +
+                  ms_text(default_s) + " ms); using the default");
               pick = ChosenConfig{fallback, ConfigSource::kDefault, "", 0};
             }
           }
