@@ -22,6 +22,7 @@
 #include "costmodel/device_table.h"
 #include "costmodel/metrics.h"
 #include "costmodel/record_samples.h"
+#include "costmodel/noise_floor.h"
 #include "costmodel/splits.h"
 #include "db/record_store.h"
 #include "ir/models/zoo.h"
@@ -68,6 +69,9 @@ struct SplitResult {
   costmodel::Split split;
   costmodel::Metrics metrics;
   std::vector<double> predicted, measured;
+  // The test samples whose inputs were measured more than once (costmodel/noise_floor.h): the
+  // floor's metrics on them, and the model's on the same samples.
+  costmodel::Metrics floor, model_on_floor;
 };
 
 // Models trained on a split's `train` set, kept for the splits that share it (a cross-device
@@ -129,7 +133,17 @@ SplitResult run_split(const EvalOptions& o, const std::string& model_name, const
     groups.push_back(s.workload + "@" + s.device_key);
   }
   costmodel::Metrics m = costmodel::evaluate(predicted, measured, groups);
-  return {model_name, std::move(split), m, std::move(predicted), std::move(measured)};
+  const costmodel::NoiseFloor nf = costmodel::noise_floor(samples, split.test);
+  std::vector<double> floor_predicted = nf.predicted, floor_measured, model_predicted;
+  std::vector<std::string> floor_groups;
+  for (size_t p : nf.positions) {
+    floor_measured.push_back(measured[p]);
+    model_predicted.push_back(predicted[p]);
+    floor_groups.push_back(groups[p]);
+  }
+  costmodel::Metrics floor = costmodel::evaluate(floor_predicted, floor_measured, floor_groups);
+  costmodel::Metrics model_on_floor = costmodel::evaluate(model_predicted, floor_measured, floor_groups);
+  return {model_name, std::move(split), m, std::move(predicted), std::move(measured), floor, model_on_floor};
 }
 
 void run_eval(const EvalOptions& o) {
@@ -241,6 +255,9 @@ void run_eval(const EvalOptions& o) {
       m["train"] = r.split.train.size();
       m["fine_tune"] = r.split.fine_tune.size();
       m["test"] = r.split.test.size();
+      nlohmann::json floor = costmodel::metrics_to_json(r.floor);
+      floor["model"] = costmodel::metrics_to_json(r.model_on_floor);
+      m["noise_floor"] = floor;
       out["splits"].push_back(m);
     }
     std::puts(out.dump(2).c_str());
@@ -263,15 +280,24 @@ void run_eval(const EvalOptions& o) {
                {"<=20%", Align::kRight},
                {"pairwise", Align::kRight},
                {"top-1", Align::kRight},
-               {"top-5", Align::kRight}});
+               {"top-5", Align::kRight},
+               {"repeats", Align::kRight},
+               {"floor MAPE", Align::kRight},
+               {"model there", Align::kRight}});
   for (const SplitResult& r : results)
     table.add_row({r.model, r.split.name, std::to_string(r.split.train.size()), std::to_string(r.split.fine_tune.size()),
                    std::to_string(r.split.test.size()),
                    fmt::format("{:.1f}%", 100 * r.metrics.mape), fmt::format("{:.3f}", r.metrics.rmse_log),
                    fmt::format("{:.1f}%", 100 * r.metrics.within_10), fmt::format("{:.1f}%", 100 * r.metrics.within_20),
                    fmt::format("{:.3f}", r.metrics.pairwise), fmt::format("{:.3f}", r.metrics.top1),
-                   fmt::format("{:.3f}", r.metrics.top5)});
+                   fmt::format("{:.3f}", r.metrics.top5), std::to_string(r.floor.samples),
+                   r.floor.samples ? fmt::format("{:.1f}%", 100 * r.floor.mape) : "-",
+                   r.floor.samples ? fmt::format("{:.1f}%", 100 * r.model_on_floor.mape) : "-"});
   table.print();
+  std::printf(
+      "\nrepeats: test samples whose config was measured more than once on its device; floor MAPE: each predicted by "
+      "the median of its other measurements (no model of these inputs does better on them); model there: the model's "
+      "MAPE on the same samples\n");
 }
 
 }  // namespace
@@ -315,7 +341,8 @@ void register_eval_command(CLI::App& app) {
                   "first model's cross-model splits)");
   cmd->add_flag("--json", o.json,
                 "print one JSON object {cost_models, samples, skipped, closest_device, splits: [{model, split, train, test, mape, "
-                "rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune}]}");
+                "rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune, noise_floor: {samples, mape, ..., "
+                "model: {samples, mape, ...}}}]}");
   cmd->callback([] { run_eval(o); });
 }
 
