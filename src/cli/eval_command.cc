@@ -296,8 +296,8 @@ void run_eval(const EvalOptions& o) {
   table.print();
   std::printf(
       "\nrepeats: test samples whose config was measured more than once on its device; floor MAPE: each predicted by "
-      "the median of its other measurements (no model of these inputs does better on them); model there: the model's "
-      "MAPE on the same samples\n");
+      "the median of its other measurements (the measurements' own repeatability: 1 to 2 times the error of knowing "
+      "the true latency); model there: the model's MAPE on the same samples\n");
 }
 
 }  // namespace

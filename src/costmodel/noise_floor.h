@@ -1,9 +1,12 @@
-// The error no cost model of these inputs can beat. Samples whose inputs are identical (workload,
-// device, provider, program and device vectors: one config measured more than once on one device)
-// but whose measured latencies differ cannot all be predicted right by any function of those
-// inputs. Each such sample is "predicted" by the median of the other measurements of its inputs,
-// the best a model that had seen them could say; the metrics of those predictions
-// (costmodel/metrics.h) are the noise floor of a set of samples, to read a model's errors against.
+// How well the measurements predict themselves: the noise a cost model's error is to be read
+// against. Samples whose inputs are identical (workload, device, provider, program and device
+// vectors: one config measured more than once on one device) but whose measured latencies differ
+// cannot all be predicted right by any function of those inputs. Each such sample is "predicted" by
+// the median of the other measurements of its inputs; the metrics of those predictions
+// (costmodel/metrics.h) are the noise floor of a set of samples. It is not a strict bound: that
+// prediction carries the other measurements' noise as well, so for independent noise of equal size
+// on a pair its error is 1 to 2 times what knowing the true latency would give (sqrt(2) for normal
+// noise), and a model that averages many similar samples can undercut it.
 #pragma once
 
 #include <span>

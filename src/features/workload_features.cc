@@ -8,7 +8,7 @@ namespace tensorperf::features {
 namespace {
 
 constexpr size_t kDims = 4;
-constexpr size_t kWorkloadFeatures = 2 + 3 * kDims + 7;  // what workload_features() pushes
+constexpr size_t kWorkloadFeatures = 2 + 3 * kDims + 7 + 5;  // what workload_features() pushes
 constexpr size_t kDeviceFeatures = 2;
 
 float log_dim(int64_t d) { return static_cast<float>(std::log2(1.0 + static_cast<double>(d))); }
@@ -38,6 +38,18 @@ std::vector<float> workload_features(const ir::Workload& w) {
   f.push_back(static_cast<float>(dil.empty() ? 1 : dil[0]));
   f.push_back(static_cast<float>(w.attrs.get_int("groups", 1)));
   f.push_back(static_cast<float>(w.epilogue.size()));
+  // Sizes and their ratios, which the dims give a tree only through many splits: the bytes the
+  // first two inputs and the output occupy, the FLOPs per byte of all three (how memory-bound the
+  // workload is) and per output element (the reduction's length).
+  double in_bytes[2] = {0, 0};
+  for (size_t i = 0; i < 2 && i < w.inputs.size(); ++i) in_bytes[i] = static_cast<double>(w.inputs[i].num_bytes());
+  const double out_bytes = static_cast<double>(w.output.num_bytes());
+  const double out_elements = static_cast<double>(std::max<int64_t>(1, w.output.num_elements()));
+  f.push_back(static_cast<float>(std::log2(1.0 + in_bytes[0])));
+  f.push_back(static_cast<float>(std::log2(1.0 + in_bytes[1])));
+  f.push_back(static_cast<float>(std::log2(1.0 + out_bytes)));
+  f.push_back(static_cast<float>(std::log2(1.0 + w.flops() / std::max(1.0, in_bytes[0] + in_bytes[1] + out_bytes))));
+  f.push_back(static_cast<float>(std::log2(1.0 + w.flops() / out_elements)));
   return f;
 }
 
@@ -46,7 +58,9 @@ const std::vector<std::string>& workload_feature_names() {
     std::vector<std::string> n = {"op", "log2_flops"};
     for (const char* t : {"in0", "in1", "out"})
       for (size_t d = 0; d < kDims; ++d) n.push_back(std::string(t) + "_dim" + std::to_string(d));
-    for (const char* a : {"stride_h", "stride_w", "pads_h", "pads_w", "dilation", "groups", "epilogue_ops"})
+    for (const char* a : {"stride_h", "stride_w", "pads_h", "pads_w", "dilation", "groups", "epilogue_ops",
+                          "log2_in0_bytes", "log2_in1_bytes", "log2_out_bytes", "log2_flops_per_byte",
+                          "log2_flops_per_output"})
       n.push_back(a);
     return n;
   }();

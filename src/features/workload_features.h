@@ -14,8 +14,9 @@
 namespace tensorperf::features {
 
 // Op kind, log2 FLOPs, the first two inputs' and the output's dims (4 each, innermost last,
-// log2(1 + d), 0 past the rank), strides, pads (top+bottom, left+right), dilations, groups and the
-// epilogue's length. The same length for every op kind.
+// log2(1 + d), 0 past the rank), strides, pads (top+bottom, left+right), dilations, groups, the
+// epilogue's length, then log2(1 + x) of the first two inputs' and the output's bytes, of FLOPs per
+// byte of the three and of FLOPs per output element. The same length for every op kind.
 std::vector<float> workload_features(const ir::Workload& w);
 const std::vector<std::string>& workload_feature_names();
 // Threads ("-tN") and the SIMD lanes of the ISA level named in a tensorperf device key (16 for

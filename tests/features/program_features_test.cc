@@ -2,6 +2,7 @@
 // oneDNN's, and every zoo workload's default config.
 #include "features/program_features.h"
 
+#include <cmath>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -83,6 +84,15 @@ TEST(ProgramFeatures, OneDnnConfigsAreKnobSamples) {
   EXPECT_EQ(f->pooled[column("config.knob0")], 3);  // "nhwc", third of the format values
   EXPECT_GT(f->pooled[column("workload.log2_flops")], 0);
   EXPECT_EQ(f->pooled[column("nest.flops")], 0);
+  // Sizes and ratios: 16x8x8 floats in, 32x16x3x3 weights, 32x8x8 out.
+  const double in = 4.0 * 16 * 64, weights = 4.0 * 32 * 16 * 9, out = 4.0 * 32 * 64;
+  EXPECT_FLOAT_EQ(f->pooled[column("workload.log2_in0_bytes")], static_cast<float>(std::log2(1 + in)));
+  EXPECT_FLOAT_EQ(f->pooled[column("workload.log2_in1_bytes")], static_cast<float>(std::log2(1 + weights)));
+  EXPECT_FLOAT_EQ(f->pooled[column("workload.log2_out_bytes")], static_cast<float>(std::log2(1 + out)));
+  EXPECT_FLOAT_EQ(f->pooled[column("workload.log2_flops_per_byte")],
+                  static_cast<float>(std::log2(1 + conv.flops() / (in + weights + out))));
+  EXPECT_FLOAT_EQ(f->pooled[column("workload.log2_flops_per_output")],
+                  static_cast<float>(std::log2(1 + conv.flops() / (32 * 64))));
 
   auto h = program_features(conv, kernels::halide::halide_provider().default_config(conv), kAvx2);
   ASSERT_TRUE(h.ok()) << h.status().ToString();
