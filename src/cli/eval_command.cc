@@ -21,8 +21,8 @@
 #include "costmodel/cost_model.h"
 #include "costmodel/device_table.h"
 #include "costmodel/metrics.h"
-#include "costmodel/record_samples.h"
 #include "costmodel/noise_floor.h"
+#include "costmodel/record_samples.h"
 #include "costmodel/splits.h"
 #include "db/record_store.h"
 #include "ir/models/zoo.h"
@@ -285,8 +285,8 @@ void run_eval(const EvalOptions& o) {
                {"floor MAPE", Align::kRight},
                {"model there", Align::kRight}});
   for (const SplitResult& r : results)
-    table.add_row({r.model, r.split.name, std::to_string(r.split.train.size()), std::to_string(r.split.fine_tune.size()),
-                   std::to_string(r.split.test.size()),
+    table.add_row({r.model, r.split.name, std::to_string(r.split.train.size()),
+                   std::to_string(r.split.fine_tune.size()), std::to_string(r.split.test.size()),
                    fmt::format("{:.1f}%", 100 * r.metrics.mape), fmt::format("{:.3f}", r.metrics.rmse_log),
                    fmt::format("{:.1f}%", 100 * r.metrics.within_10), fmt::format("{:.1f}%", 100 * r.metrics.within_20),
                    fmt::format("{:.3f}", r.metrics.pairwise), fmt::format("{:.3f}", r.metrics.top1),
@@ -339,10 +339,12 @@ void register_eval_command(CLI::App& app) {
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a predicted-vs-measured figure spec for scripts/plot.py (every model's random split, the "
                   "first model's cross-model splits)");
-  cmd->add_flag("--json", o.json,
-                "print one JSON object {cost_models, samples, skipped, closest_device, splits: [{model, split, train, test, mape, "
-                "rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune, noise_floor: {samples, mape, ..., "
-                "model: {samples, mape, ...}}}]}");
+  cmd->add_flag(
+      "--json", o.json,
+      "print one JSON object {cost_models, samples, skipped, closest_device, splits: [{model, split, train, test, "
+      "mape, "
+      "rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune, noise_floor: {samples, mape, ..., "
+      "model: {samples, mape, ...}}}]}");
   cmd->callback([] { run_eval(o); });
 }
 

@@ -17,8 +17,8 @@
 namespace tensorperf::costmodel {
 
 struct NoiseFloor {
-  std::vector<size_t> positions;   // positions in `subset` whose inputs were measured more than once
-  std::vector<double> predicted;   // for each: the median of the other measurements of its inputs
+  std::vector<size_t> positions;  // positions in `subset` whose inputs were measured more than once
+  std::vector<double> predicted;  // for each: the median of the other measurements of its inputs
 };
 
 // Groups are formed over all `samples` (the other measurements may lie outside `subset`: a split's

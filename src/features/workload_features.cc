@@ -58,9 +58,9 @@ const std::vector<std::string>& workload_feature_names() {
     std::vector<std::string> n = {"op", "log2_flops"};
     for (const char* t : {"in0", "in1", "out"})
       for (size_t d = 0; d < kDims; ++d) n.push_back(std::string(t) + "_dim" + std::to_string(d));
-    for (const char* a : {"stride_h", "stride_w", "pads_h", "pads_w", "dilation", "groups", "epilogue_ops",
-                          "log2_in0_bytes", "log2_in1_bytes", "log2_out_bytes", "log2_flops_per_byte",
-                          "log2_flops_per_output"})
+    for (const char* a :
+         {"stride_h", "stride_w", "pads_h", "pads_w", "dilation", "groups", "epilogue_ops", "log2_in0_bytes",
+          "log2_in1_bytes", "log2_out_bytes", "log2_flops_per_byte", "log2_flops_per_output"})
       n.push_back(a);
     return n;
   }();
