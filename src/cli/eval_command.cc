@@ -43,6 +43,7 @@ struct EvalOptions {
   int epochs = 0;
   std::string save;
   std::string plot_spec;
+  std::string predictions;
   bool joint = false;
   double cmd = 0;
   bool json = false;
@@ -218,6 +219,19 @@ void run_eval(const EvalOptions& o) {
       if (const measure::Device* d = devices.find(key)) trained_on.add(*d);
     check(costmodel::save_cost_model(*model, o.save, &trained_on));
   }
+  if (!o.predictions.empty()) {
+    // One row per test sample of every split, for analyses the tables do not make (per operator
+    // kind, per provider, per config).
+    auto file = check(AtomicFile::create(o.predictions));
+    file.stream() << "model,split,workload,device,provider,measured_s,predicted_s\n";
+    for (const SplitResult& r : results)
+      for (size_t i = 0; i < r.split.test.size(); ++i) {
+        const costmodel::Sample& s = set.samples[r.split.test[i]];
+        file.stream() << r.model << ',' << r.split.name << ",\"" << s.workload << "\"," << s.device_key << ','
+                      << s.provider << ',' << fmt::format("{:.6g},{:.6g}", r.measured[i], r.predicted[i]) << '\n';
+      }
+    check(file.commit());
+  }
   if (!o.plot_spec.empty()) {
     nlohmann::json panels = nlohmann::json::array();
     for (const SplitResult& r : results) {
@@ -336,6 +350,9 @@ void register_eval_command(CLI::App& app) {
   cmd->add_flag("--joint", o.joint,
                 "cross-device and cross-cpu: train one model on the other devices and the chosen share together instead of "
                 "pre-training on the others and fine-tuning with the share");
+  cmd->add_option("--predictions", o.predictions,
+                  "write every split's test predictions as CSV: model, split, workload, device, provider, measured_s, "
+                  "predicted_s");
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a predicted-vs-measured figure spec for scripts/plot.py (every model's random split, the "
                   "first model's cross-model splits)");
