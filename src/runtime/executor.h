@@ -68,6 +68,7 @@ struct StepInfo {
   ConfigSource source = ConfigSource::kDefault;
   std::string device;  // where the config was measured (tuned / closest); empty for defaults
   nlohmann::json config = nlohmann::json::object();
+  int threads = 1;  // threads it runs with (in a stage schedule, its group's)
 };
 
 class Executor {
