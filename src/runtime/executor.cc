@@ -287,8 +287,9 @@ Status Executor::Impl::adopt_layouts_and_mark_concats() {
     // one, ran 4% slower than the unscheduled run when its eight concats all copied on one thread.
     if (steps[i].channels_last) {
       auto scheduled = scheduled_threads.find(steps[i].info.name);
-      steps[i].threads =
-          options.schedule == nullptr ? options.threads : scheduled == scheduled_threads.end() ? 1 : scheduled->second;
+      steps[i].threads = options.schedule == nullptr            ? options.threads
+                         : scheduled == scheduled_threads.end() ? 1
+                                                                : scheduled->second;
     }
   }
   return Status::Ok();
