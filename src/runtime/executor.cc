@@ -284,7 +284,7 @@ Status Executor::Impl::adopt_layouts_and_mark_concats() {
     steps[i].channels_last = concat_channels_last(static_cast<int>(i));
     // Unscheduled, it has every thread to itself; in a stage schedule, its group's threads (one
     // where the schedule does not name it). SqueezeNet's IOS-both schedule, which is the sequential
-    // one, ran 4% slower than the unscheduled run when its eight concats all copied on one thread.
+    // one, ran 3-4% slower than the unscheduled run when its eight concats all copied on one thread.
     if (steps[i].channels_last) {
       auto scheduled = scheduled_threads.find(steps[i].info.name);
       steps[i].threads = options.schedule == nullptr            ? options.threads
