@@ -80,7 +80,7 @@ struct SplitResult {
 using Pretrained = std::map<std::pair<std::string, std::vector<size_t>>, std::unique_ptr<costmodel::CostModel>>;
 
 SplitResult run_split(const EvalOptions& o, const std::string& model_name, const std::vector<costmodel::Sample>& samples,
-                      costmodel::Split split, Pretrained& pretrained) {
+                      const costmodel::RepeatIndex& repeats, costmodel::Split split, Pretrained& pretrained) {
   auto pick = [&](const std::vector<size_t>& rows) {
     std::vector<costmodel::Sample> out;
     out.reserve(rows.size());
@@ -134,7 +134,7 @@ SplitResult run_split(const EvalOptions& o, const std::string& model_name, const
     groups.push_back(s.workload + "@" + s.device_key);
   }
   costmodel::Metrics m = costmodel::evaluate(predicted, measured, groups);
-  const costmodel::NoiseFloor nf = costmodel::noise_floor(samples, split.test);
+  const costmodel::NoiseFloor nf = repeats.floor(split.test);
   std::vector<double> floor_predicted = nf.predicted, floor_measured, model_predicted;
   std::vector<std::string> floor_groups;
   for (size_t p : nf.positions) {
@@ -198,6 +198,7 @@ void run_eval(const EvalOptions& o) {
                         kExitUsage);
   if (wants("cross-cpu") && cpus.size() >= 2) add_device_splits(costmodel::HoldOut::kCpu);
   std::vector<SplitResult> results;
+  const costmodel::RepeatIndex repeats(set.samples);
   size_t step = 0;
   for (const std::string& m : o.cost_models) {
     Pretrained pretrained;
@@ -205,7 +206,7 @@ void run_eval(const EvalOptions& o) {
       if (!o.json)
         std::fprintf(stderr, "eval: [%zu/%zu] %s %s\n", ++step, splits.size() * o.cost_models.size(), m.c_str(),
                      split.name.c_str());
-      results.push_back(run_split(o, m, set.samples, split, pretrained));
+      results.push_back(run_split(o, m, set.samples, repeats, split, pretrained));
     }
   }
   if (!o.save.empty()) {

@@ -1,21 +1,27 @@
 #include "costmodel/noise_floor.h"
 
 #include <algorithm>
-#include <cstring>
-#include <string>
+#include <functional>
+#include <string_view>
 #include <unordered_map>
 
 namespace tensorperf::costmodel {
 namespace {
 
-// What a model sees of a sample, as bytes: equal keys, equal inputs.
-std::string input_key(const Sample& s) {
-  std::string key = s.workload + '\n' + s.device_key + '\n' + s.provider + '\n';
-  const size_t head = key.size();
-  key.resize(head + sizeof(float) * (s.program.size() + s.device.size()));
-  std::memcpy(key.data() + head, s.program.data(), sizeof(float) * s.program.size());
-  std::memcpy(key.data() + head + sizeof(float) * s.program.size(), s.device.data(), sizeof(float) * s.device.size());
-  return key;
+bool same_inputs(const Sample& a, const Sample& b) {
+  return a.workload == b.workload && a.device_key == b.device_key && a.provider == b.provider &&
+         a.program == b.program && a.device == b.device;
+}
+
+size_t inputs_hash(const Sample& s) {
+  auto bytes = [](const std::vector<float>& v) {
+    return std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  };
+  size_t h = 0;
+  for (std::string_view part : {std::string_view(s.workload), std::string_view(s.device_key),
+                                std::string_view(s.provider), bytes(s.program), bytes(s.device)})
+    h = h * 1000003u ^ std::hash<std::string_view>{}(part);
+  return h;
 }
 
 double median(std::vector<double> v) {
@@ -26,23 +32,33 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-NoiseFloor noise_floor(std::span<const Sample> samples, std::span<const size_t> subset) {
-  std::unordered_map<std::string, std::vector<size_t>> groups;
-  std::vector<std::string> keys(samples.size());
+RepeatIndex::RepeatIndex(std::span<const Sample> samples) : samples_(samples), group_(samples.size(), -1) {
+  std::unordered_map<size_t, std::vector<int>> by_hash;  // hash -> groups (compared exactly)
   for (size_t i = 0; i < samples.size(); ++i) {
     if (samples[i].seconds <= 0) continue;
-    keys[i] = input_key(samples[i]);
-    groups[keys[i]].push_back(i);
+    std::vector<int>& candidates = by_hash[inputs_hash(samples[i])];
+    auto same = std::find_if(candidates.begin(), candidates.end(),
+                             [&](int g) { return same_inputs(samples[members_[g].front()], samples[i]); });
+    if (same == candidates.end()) {
+      candidates.push_back(static_cast<int>(members_.size()));
+      members_.emplace_back();
+      same = candidates.end() - 1;
+    }
+    group_[i] = *same;
+    members_[*same].push_back(i);
   }
+}
+
+NoiseFloor RepeatIndex::floor(std::span<const size_t> subset) const {
   NoiseFloor floor;
   for (size_t p = 0; p < subset.size(); ++p) {
     const size_t i = subset[p];
-    if (i >= samples.size() || samples[i].seconds <= 0) continue;
-    const std::vector<size_t>& group = groups[keys[i]];
+    if (i >= group_.size() || group_[i] < 0) continue;
+    const std::vector<size_t>& group = members_[group_[i]];
     if (group.size() < 2) continue;
     std::vector<double> others;
     for (size_t j : group)
-      if (j != i) others.push_back(samples[j].seconds);
+      if (j != i) others.push_back(samples_[j].seconds);
     floor.positions.push_back(p);
     floor.predicted.push_back(median(std::move(others)));
   }

@@ -21,9 +21,19 @@ struct NoiseFloor {
   std::vector<double> predicted;  // for each: the median of the other measurements of its inputs
 };
 
-// Groups are formed over all `samples` (the other measurements may lie outside `subset`: a split's
-// training set); only the samples `subset` names are predicted. Samples without a measured
-// latency are ignored.
-NoiseFloor noise_floor(std::span<const Sample> samples, std::span<const size_t> subset);
+// Which samples share their inputs, found once for a sample set (an evaluation asks it for every
+// split). Samples without a measured latency belong to no group. `samples` must outlive it.
+class RepeatIndex {
+ public:
+  explicit RepeatIndex(std::span<const Sample> samples);
+  // The noise floor of the samples `subset` names; the other measurements of their inputs may lie
+  // outside it (a split's training set).
+  NoiseFloor floor(std::span<const size_t> subset) const;
+
+ private:
+  std::span<const Sample> samples_;
+  std::vector<int> group_;  // per sample: index into members_, -1 when unmeasured
+  std::vector<std::vector<size_t>> members_;
+};
 
 }  // namespace tensorperf::costmodel

@@ -20,11 +20,11 @@ bool has_native_layout(const Kernel& k) {
          !k.alternative_input_layouts(0).empty();
 }
 
-Result<NativeIo> NativeIo::prepare(Kernel& k, const ir::Workload& w, uint64_t seed) {
+Result<NativeIo> NativeIo::prepare(Kernel& k, const ir::Workload& w, uint64_t seed, bool native) {
   const std::vector<ir::TensorType> types = kernel_input_types(w);
   // A kernel that runs in its producer's layout (a pool) is timed in one it can adopt: channels
   // last where offered, as oneDNN's convolutions write on many CPUs.
-  if (k.native_input_layout(0).key.empty()) {
+  if (native && k.native_input_layout(0).key.empty()) {
     const std::vector<Kernel::NativeLayout> alternatives = k.alternative_input_layouts(0);
     if (!alternatives.empty()) {
       auto it = std::find_if(alternatives.begin(), alternatives.end(),
@@ -33,9 +33,9 @@ Result<NativeIo> NativeIo::prepare(Kernel& k, const ir::Workload& w, uint64_t se
     }
   }
   std::vector<bool> native_in(types.size(), false);
-  if (!types.empty()) native_in[0] = !k.native_input_layout(0).key.empty();
-  const Kernel::NativeLayout out_layout = k.native_output_layout();
-  TP_RETURN_IF_ERROR(k.use_native_layouts(native_in, !out_layout.key.empty()));
+  if (native && !types.empty()) native_in[0] = !k.native_input_layout(0).key.empty();
+  const Kernel::NativeLayout out_layout = native ? k.native_output_layout() : Kernel::NativeLayout{};
+  if (native) TP_RETURN_IF_ERROR(k.use_native_layouts(native_in, !out_layout.key.empty()));
 
   NativeIo io;
   std::mt19937_64 rng(seed);

@@ -25,8 +25,9 @@ class NativeIo {
   // adopt its producer's layout adopts channels last, or else its first alternative) and makes
   // buffers for w's inputs and output, each as large as the larger of its plain and native
   // layouts. `k` must not have run in plain layouts with another NativeIo's tensors since.
-  // Errors: the kernel rejects the layouts.
-  static Result<NativeIo> prepare(Kernel& k, const ir::Workload& w, uint64_t seed = 1);
+  // `native` false: `k` is left as it is and the tensors are plain (what the kernel costs alone,
+  // its conversions included). Errors: the kernel rejects the layouts.
+  static Result<NativeIo> prepare(Kernel& k, const ir::Workload& w, uint64_t seed = 1, bool native = true);
 
   const std::vector<const HostTensor*>& inputs() const { return pointers_; }
   HostTensor& output() { return output_; }

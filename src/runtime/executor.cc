@@ -547,21 +547,7 @@ Result<kernels::Kernel*> Executor::Impl::kernel_at(Step& s, int threads) {
 Result<double> Executor::Impl::quick_time(const kernels::Kernel& prototype, const ir::Workload& w, bool chained) {
   std::unique_ptr<kernels::Kernel> instance = prototype.new_instance();
   if (!instance) return Status::Internal("quick_time needs a kernel that shares its code");
-  std::optional<kernels::NativeIo> io;
-  std::vector<kernels::HostTensor> plain;
-  std::vector<const kernels::HostTensor*> plain_inputs;
-  kernels::HostTensor plain_output;
-  if (chained) {
-    TP_ASSIGN_OR_RETURN(io, kernels::NativeIo::prepare(*instance, w));
-  } else {
-    std::mt19937_64 rng(1);
-    for (const ir::TensorType& t : kernels::kernel_input_types(w)) {
-      plain.emplace_back(t);
-      plain.back().fill_random(rng);
-    }
-    for (const kernels::HostTensor& t : plain) plain_inputs.push_back(&t);
-    plain_output = kernels::HostTensor(w.output);
-  }
+  TP_ASSIGN_OR_RETURN(kernels::NativeIo io, kernels::NativeIo::prepare(*instance, w, /*seed=*/1, chained));
   // The measurement protocol's loop, short: one warm-up (packs weights), five timings of >= 2 ms.
   // It follows a compile (seconds of one core computing, the others idle): the first timing is
   // thrown away (TimingOptions::discarded_timings).
@@ -569,11 +555,7 @@ Result<double> Executor::Impl::quick_time(const kernels::Kernel& prototype, cons
   t.repeat = 5;
   t.min_repeat_ms = 2;
   t.discarded_timings = 1;
-  TP_ASSIGN_OR_RETURN(
-      measure::Timing timing,
-      measure::time_runs(
-          [&] { return io ? instance->run(io->inputs(), io->output()) : instance->run(plain_inputs, plain_output); },
-          t));
+  TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs([&] { return instance->run(io.inputs(), io.output()); }, t));
   std::sort(timing.costs.begin(), timing.costs.end());
   return timing.costs[timing.costs.size() / 2];
 }

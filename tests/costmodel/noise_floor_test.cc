@@ -32,7 +32,7 @@ TEST(NoiseFloor, RepeatedInputsArePredictedByTheMedianOfTheirOtherMeasurements) 
       sample(0.9f, 0.0),        // 7: not measured: ignored
   };
   const std::vector<size_t> subset = {0, 2, 3, 4, 5, 7};
-  NoiseFloor f = noise_floor(samples, subset);
+  NoiseFloor f = RepeatIndex(samples).floor(subset);
   ASSERT_EQ(f.positions, (std::vector<size_t>{0, 1, 4}));
   ASSERT_EQ(f.predicted.size(), 3u);
   EXPECT_DOUBLE_EQ(f.predicted[0], 2.5);  // sample 0: median of 2 and 3
@@ -43,7 +43,7 @@ TEST(NoiseFloor, RepeatedInputsArePredictedByTheMedianOfTheirOtherMeasurements) 
 TEST(NoiseFloor, NoRepeatsNoFloor) {
   const std::vector<Sample> samples = {sample(0.1f, 1.0), sample(0.2f, 1.0)};
   const std::vector<size_t> all = {0, 1};
-  EXPECT_TRUE(noise_floor(samples, all).positions.empty());
+  EXPECT_TRUE(RepeatIndex(samples).floor(all).positions.empty());
 }
 
 }  // namespace

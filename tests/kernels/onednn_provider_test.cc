@@ -158,6 +158,13 @@ TEST(OnednnProvider, APoolRunsInTheChannelsLastLayoutItAdopts) {
     std::unique_ptr<Kernel> timed = (**kernel).new_instance();
     ASSERT_TRUE(NativeIo::prepare(*timed, w).ok());
     EXPECT_TRUE(timed->native_input_layout(0).channels_last) << w.key();
+    // Timed alone (the executor's estimate of what leaving a chain costs): left plain.
+    std::unique_ptr<Kernel> alone = (**kernel).new_instance();
+    Result<NativeIo> plain = NativeIo::prepare(*alone, w, 1, /*native=*/false);
+    ASSERT_TRUE(plain.ok()) << plain.status().message();
+    EXPECT_TRUE(alone->native_input_layout(0).key.empty()) << w.key();
+    EXPECT_EQ(plain->output().num_elements(), w.output.num_elements());
+    ASSERT_TRUE(alone->run(plain->inputs(), plain->output()).ok()) << w.key();
     std::vector<HostTensor> inputs = testing::random_inputs(w, rng);
     HostTensor in_nhwc(w.inputs[0]), out_nhwc(w.output), out(w.output), expected(w.output);
     to_nhwc(inputs[0], in_nhwc, false);
