@@ -79,8 +79,9 @@ struct SplitResult {
 // split's pre-training serves every share and selection of that device).
 using Pretrained = std::map<std::pair<std::string, std::vector<size_t>>, std::unique_ptr<costmodel::CostModel>>;
 
-SplitResult run_split(const EvalOptions& o, const std::string& model_name, const std::vector<costmodel::Sample>& samples,
-                      const costmodel::RepeatIndex& repeats, costmodel::Split split, Pretrained& pretrained) {
+SplitResult run_split(const EvalOptions& o, const std::string& model_name,
+                      const std::vector<costmodel::Sample>& samples, const costmodel::RepeatIndex& repeats,
+                      costmodel::Split split, Pretrained& pretrained) {
   auto pick = [&](const std::vector<size_t>& rows) {
     std::vector<costmodel::Sample> out;
     out.reserve(rows.size());

@@ -555,7 +555,8 @@ Result<double> Executor::Impl::quick_time(const kernels::Kernel& prototype, cons
   t.repeat = 5;
   t.min_repeat_ms = 2;
   t.discarded_timings = 1;
-  TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs([&] { return instance->run(io.inputs(), io.output()); }, t));
+  TP_ASSIGN_OR_RETURN(measure::Timing timing,
+                      measure::time_runs([&] { return instance->run(io.inputs(), io.output()); }, t));
   std::sort(timing.costs.begin(), timing.costs.end());
   return timing.costs[timing.costs.size() / 2];
 }
