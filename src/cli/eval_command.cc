@@ -361,9 +361,8 @@ void register_eval_command(CLI::App& app) {
   cmd->add_flag(
       "--json", o.json,
       "print one JSON object {cost_models, samples, skipped, closest_device, splits: [{model, split, train, test, "
-      "mape, "
-      "rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune, noise_floor: {samples, mape, ..., "
-      "model: {samples, mape, ...}}}]}");
+      "mape, rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune, noise_floor: {samples, mape, "
+      "..., model: {samples, mape, ...}}}]}");
   cmd->callback([] { run_eval(o); });
 }
 

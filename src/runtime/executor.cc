@@ -647,8 +647,8 @@ Status Executor::Impl::choose_and_compile() {
         size_t best = 0;
         if (candidates.size() > 1) {
           // A plain-layout candidate also pays for leaving oneDNN's chain (chain_break_cost).
-          std::vector<std::unique_ptr<kernels::Kernel>> ks;
           std::vector<double> ts;
+          std::vector<bool> native;
           double conversions_s = 0;
           for (size_t i = 0; i < candidates.size(); ++i) {
             TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, compile(w, candidates[i], options.threads));
@@ -656,12 +656,12 @@ Status Executor::Impl::choose_and_compile() {
             if (candidates[i].provider == "onednn") {
               TP_ASSIGN_OR_RETURN(conversions_s, chain_break_cost(*k, w, t));
             }
-            ks.push_back(std::move(k));
             ts.push_back(t);
+            native.push_back(kernels::has_native_layout(*k));
           }
           double best_s = INFINITY;
           for (size_t i = 0; i < candidates.size(); ++i) {
-            const double t = ts[i] + (kernels::has_native_layout(*ks[i]) ? 0.0 : conversions_s);
+            const double t = ts[i] + (native[i] ? 0.0 : conversions_s);
             if (t < best_s) best_s = t, best = i;
           }
         }
