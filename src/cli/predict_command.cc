@@ -1,7 +1,10 @@
 // `tensorperf predict`: a model's latency on a device from a trained cost model, without running
-// it: per operator, the config the executor would choose there (the database's tuned or closest
-// device's config, else the default the model predicts faster), its predicted latency, and the sum.
-// `--compare` also runs the model here and prints the error per operator and in total.
+// it: per operator, the config the executor would choose there, its predicted latency, and the sum.
+// The choice follows the executor's with predictions where the executor times: the database's tuned
+// or closest device's config unless oneDNN's default is predicted faster (with the layout
+// conversions a plain-layout kernel makes a chain do), else the default predicted faster.
+// `--compare` also runs the model here, predicts the configs that run chose, and prints the error
+// per operator and in total.
 // Kernels with a native layout (oneDNN's convolutions) cost less inside a chain of such kernels,
 // where the executor skips their layout conversions: an instance whose input and output the chain
 // keeps native is predicted as the chained program (features' "config.chained_io"), one with one of
@@ -107,16 +110,18 @@ void run_predict(const PredictOptions& o) {
   const std::vector<double> device_vector = device.features();
   const std::string device_key = o.device.empty() ? device.key() : o.device;
 
-  // With --compare, the run first: the providers it chose for default workloads are the ones to predict.
+  // With --compare, the run first: the configs it ran (its load-time checks decided some) are the
+  // ones to predict.
   std::optional<nlohmann::json> run;
-  std::map<std::string, std::string> run_provider;
-  std::map<std::string, std::pair<double, int>> run_ms;  // workload -> (ms summed over nodes, nodes)
+  std::map<std::string, std::pair<kernels::Config, std::string>> run_config;  // workload -> (config, source)
+  std::map<std::string, std::pair<double, int>> run_ms;                       // workload -> (ms summed, nodes)
   if (o.compare) {
     run = run_in_child(o.source, ChildRun{device.threads, o.isa, o.db, o.repeat}, "the comparison run");
     for (const auto& op : run->at("ops")) {
       const std::string w = op.value("workload", "");
       if (w.empty()) continue;
-      run_provider[w] = op.value("provider", "");
+      run_config[w] = {kernels::Config{op.value("provider", ""), op.value("config", nlohmann::json::object())},
+                       op.value("source", "default")};
       run_ms[w].first += op.value("ms", 0.0);
       run_ms[w].second += 1;
     }
@@ -124,36 +129,63 @@ void run_predict(const PredictOptions& o) {
 
   std::unique_ptr<db::RecordStore> store;
   if (!o.db.empty()) store = check(db::open_store(o.db, db::OpenMode::kRead));
+  auto predict_one = [&](const ir::Workload& w, const kernels::Config& c, bool chained) {
+    costmodel::Sample s = check(costmodel::make_sample(w, c, device.target, device_vector, device_key, chained));
+    return check(model->predict(std::span<const costmodel::Sample>(&s, 1))).at(0);
+  };
+  auto native = [](const ir::Workload& w, const kernels::Config& c) {
+    auto p = kernels::find_provider(c.provider);
+    return p.ok() && !(*p)->expected_native_layout(w, c).empty();
+  };
   std::vector<OpPrediction> ops;
   for (const ir::Task& t : check(ir::extract_tasks(graph))) {
+    const ir::Workload& w = t.workload;
     OpPrediction p{t, {}, "default", 0, std::nullopt};
-    std::optional<runtime::ChosenConfig> chosen;
-    if (store) chosen = check(runtime::database_config(*store, t.workload, device_key, device.target));
-    std::vector<kernels::Config> candidates;
-    if (chosen) {
-      candidates.push_back(chosen->config);
-      p.source = chosen->source == runtime::ConfigSource::kTuned ? "tuned" : "closest";
+    if (auto it = run_config.find(w.key()); it != run_config.end()) {
+      p.config = it->second.first;
+      p.source = it->second.second;
     } else {
-      for (const char* name : {"halide", "onednn"}) {
-        auto provider = kernels::find_provider(name);
-        if (!provider.ok() || !(*provider)->supports(t.workload)) continue;
-        if (run_provider.count(t.workload.key()) && run_provider[t.workload.key()] != name) continue;
-        candidates.push_back((*provider)->default_config(t.workload));
+      // The executor's choice, with predictions where it times (runtime/executor.cc): a stored config
+      // not oneDNN's runs only where it beats oneDNN's default, a plain-layout kernel also paying for
+      // the layout conversions it makes a chain of native kernels do; without a stored config, the
+      // faster default on the same terms.
+      std::optional<runtime::ChosenConfig> chosen;
+      if (store) chosen = check(runtime::database_config(*store, w, device_key, device.target));
+      auto onednn = kernels::find_provider("onednn");
+      const bool has_onednn = onednn.ok() && (*onednn)->supports(w);
+      std::optional<kernels::Config> fallback;
+      if (has_onednn) fallback = (*onednn)->default_config(w);
+      // What `c` costs against oneDNN's default: its prediction, plus the conversions where it breaks
+      // the default's chain.
+      auto charged = [&](const kernels::Config& c) {
+        double s = predict_one(w, c, false);
+        if (fallback && !native(w, c) && native(w, *fallback))
+          s += std::max(0.0, predict_one(w, *fallback, false) - predict_one(w, *fallback, true));
+        return s;
+      };
+      auto fallback_s = [&] { return predict_one(w, *fallback, native(w, *fallback)); };
+      if (chosen) {
+        p.config = chosen->config;
+        p.source = chosen->source == runtime::ConfigSource::kTuned ? "tuned" : "closest";
+        if (fallback && chosen->config.provider != "onednn" && fallback_s() < charged(chosen->config)) {
+          p.config = *fallback;
+          p.source = "default";
+        }
+      } else {
+        auto halide = kernels::find_provider("halide");
+        const bool has_halide = halide.ok() && (*halide)->supports(w);
+        if (!has_onednn && !has_halide)
+          throw CommandFailed("no provider has a kernel for " + w.key(), kExitUnsupported);
+        if (!has_halide) {
+          p.config = *fallback;
+        } else {
+          const kernels::Config h = (*halide)->default_config(w);
+          p.config = !has_onednn || charged(h) < fallback_s() ? h : *fallback;
+        }
       }
     }
-    if (candidates.empty())
-      throw CommandFailed("no provider has a kernel for " + t.workload.key(), kExitUnsupported);
-    std::vector<costmodel::Sample> samples;
-    for (Result<costmodel::Sample>& s :
-         costmodel::make_samples(t.workload, candidates, device.target, device_vector, device_key))
-      samples.push_back(check(std::move(s)));
-    std::vector<double> predicted = check(model->predict(samples));
-    size_t best = 0;
-    for (size_t i = 1; i < predicted.size(); ++i)
-      if (predicted[i] < predicted[best]) best = i;
-    p.config = candidates[best];
-    p.predicted_s = predicted[best];
-    if (auto it = run_ms.find(t.workload.key()); it != run_ms.end())
+    p.predicted_s = predict_one(w, p.config, false);
+    if (auto it = run_ms.find(w.key()); it != run_ms.end())
       p.measured_s = it->second.first / 1e3 / it->second.second;
     ops.push_back(std::move(p));
   }
@@ -181,9 +213,7 @@ void run_predict(const PredictOptions& o) {
       p.alone_s = p.predicted_s;
       p.chained_share = share[i] / static_cast<double>(std::max<int64_t>(p.task.count, 1));
       if (p.chained_share <= 0) continue;
-      costmodel::Sample s = check(costmodel::make_sample(p.task.workload, p.config, device.target, device_vector,
-                                                         device_key, /*chained=*/true));
-      const double chained_s = check(model->predict(std::span<const costmodel::Sample>(&s, 1))).at(0);
+      const double chained_s = predict_one(p.task.workload, p.config, /*chained=*/true);
       p.predicted_s = (1 - p.chained_share) * p.predicted_s + p.chained_share * chained_s;
     }
   }
@@ -211,6 +241,7 @@ void run_predict(const PredictOptions& o) {
                         {"count", p.task.count},
                         {"provider", p.config.provider},
                         {"source", p.source},
+                        {"config", p.config.knobs},
                         {"predicted_ms", p.predicted_s * 1e3},
                         {"chained_share", p.chained_share},
                         {"predicted_alone_ms", p.alone_s * 1e3}};
@@ -285,7 +316,7 @@ void register_predict_command(CLI::App& app) {
   cmd->add_flag("--json", o.json,
                 "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
                 "measured), device_features, cost_model, predicted_ms, predicted_alone_ms, ops: [{workload, count, "
-                "provider, source, predicted_ms, chained_share, predicted_alone_ms, measured_ms?}], measured_ms?, "
+                "provider, source, config, predicted_ms, chained_share, predicted_alone_ms, measured_ms?}], measured_ms?, "
                 "measured_kernels_ms?, error?}");
   cmd->callback([cmd] {
     o.devices_given = cmd->count("--devices") > 0;

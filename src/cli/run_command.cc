@@ -184,6 +184,7 @@ void run_model(const RunOptions& o) {
                      {"provider", s.provider},
                      {"source", s.workload.empty() ? "layout" : std::string(runtime::source_name(s.source))},
                      {"device", s.device},
+                     {"config", s.config},
                      {"ms", step_ms[i]}});
     }
     nlohmann::json out{{"model", o.source.name()},
@@ -280,7 +281,7 @@ void register_run_command(CLI::App& app) {
   cmd->add_flag("--json", o.json,
                 "print one JSON object {model, batch, threads, device, latency_ms: {p50, p90, min}, "
                 "peak_activation_bytes, coverage: {tuned, closest_device, default}, ops: [{workload, provider, "
-                "source, ms}]}");
+                "source, config, ms}]}");
   cmd->callback([] { run_model(o); });
 }
 

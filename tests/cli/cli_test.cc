@@ -506,6 +506,56 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   EXPECT_NEAR(pj["predicted_ms"].get<double>(), sum, 1e-9 * sum);
   EXPECT_NEAR(pj["predicted_alone_ms"].get<double>(), alone_sum, 1e-9 * alone_sum);
   EXPECT_GT(pj["measured_ms"].get<double>(), 0);
+  // --compare predicts the configs the run chose: a stored Halide config that the run's load-time
+  // check replaces by oneDNN's default (Halide's default config of the slowest convolution, recorded
+  // as taking a nanosecond) is predicted as oneDNN's default.
+  std::string slowest;
+  double slowest_ms = 0;
+  for (const auto& op : pj["ops"])
+    if (op["workload"].get<std::string>().rfind("conv2d|", 0) == 0 && op["measured_ms"].get<double>() > slowest_ms)
+      slowest = op["workload"].get<std::string>(), slowest_ms = op["measured_ms"].get<double>();
+  ASSERT_FALSE(slowest.empty());
+  CmdResult f = tensorperf("features --workload '" + slowest + "' --provider halide --json");
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  const auto fj = nlohmann::json::parse(f.out);
+  const nlohmann::json record{
+      {"config", fj["config"]["knobs"]},
+      {"input",
+       {{"device", pj["device"]}, {"provider", "halide"}, {"target", fj["device_description"]["target"]}, {"workload", slowest}}},
+      {"result",
+       {{"build_time", 0.1}, {"costs", {1e-9}}, {"error_msg", ""}, {"error_no", 0}, {"run_time", 0.1}, {"timestamp", 1.8e9}}},
+      {"version", {{"format", 1}, {"tensorperf", "0.1.0"}}}};
+  std::ofstream(dir / "halide_default.jsonl") << record.dump() << "\n";
+  const std::string slow_db = (dir / "slow.db").string();
+  CmdResult imp_slow = tensorperf("db import --db " + slow_db + " " + (dir / "halide_default.jsonl").string());
+  ASSERT_EQ(imp_slow.exit_code, 0) << imp_slow.err;
+  CmdResult ps = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model +
+                            " --db " + slow_db + " --compare --repeat 1 --json");
+  ASSERT_EQ(ps.exit_code, 0) << ps.err;
+  CmdResult onednn_default = tensorperf("features --workload '" + slowest + "' --provider onednn --json");
+  ASSERT_EQ(onednn_default.exit_code, 0) << onednn_default.err;
+  const nlohmann::json default_knobs = nlohmann::json::parse(onednn_default.out)["config"]["knobs"];
+  bool found = false;
+  const nlohmann::json psj = nlohmann::json::parse(ps.out);
+  for (const auto& op : psj["ops"]) {
+    if (op["workload"] != slowest) continue;
+    found = true;
+    EXPECT_EQ(op["provider"], "onednn") << op.dump();
+    EXPECT_EQ(op["source"], "default") << op.dump();
+    EXPECT_EQ(op["config"], default_knobs) << op.dump();
+  }
+  EXPECT_TRUE(found) << ps.out;
+  // The run itself names each kernel's config.
+  CmdResult run = tensorperf("run --model squeezenet1_1 --image-size 64 --threads 1 --repeat 1 --db " + slow_db + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json runj = nlohmann::json::parse(run.out);
+  for (const auto& op : runj["ops"]) {
+    ASSERT_TRUE(op["config"].is_object()) << op.dump();
+    if (op["workload"] == slowest) {
+      EXPECT_EQ(op["provider"], "onednn") << op.dump();
+      EXPECT_EQ(op["config"], default_knobs) << op.dump();
+    }
+  }
   CmdResult no_model = tensorperf("predict --model squeezenet1_1 --cost-model " + (dir / "none.json").string());
   EXPECT_NE(no_model.exit_code, 0);
   EXPECT_EQ(lines(no_model.err), 1) << no_model.err;
