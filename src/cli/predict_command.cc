@@ -185,8 +185,7 @@ void run_predict(const PredictOptions& o) {
       }
     }
     p.predicted_s = predict_one(w, p.config, false);
-    if (auto it = run_ms.find(w.key()); it != run_ms.end())
-      p.measured_s = it->second.first / 1e3 / it->second.second;
+    if (auto it = run_ms.find(w.key()); it != run_ms.end()) p.measured_s = it->second.first / 1e3 / it->second.second;
     ops.push_back(std::move(p));
   }
   // Chains: which instances' activations stay in their kernel's native layout.
@@ -237,14 +236,10 @@ void run_predict(const PredictOptions& o) {
                        {"predicted_alone_ms", alone_total * 1e3},
                        {"ops", nlohmann::json::array()}};
     for (const OpPrediction& p : ops) {
-      nlohmann::json op{{"workload", p.task.workload.key()},
-                        {"count", p.task.count},
-                        {"provider", p.config.provider},
-                        {"source", p.source},
-                        {"config", p.config.knobs},
-                        {"predicted_ms", p.predicted_s * 1e3},
-                        {"chained_share", p.chained_share},
-                        {"predicted_alone_ms", p.alone_s * 1e3}};
+      nlohmann::json op{{"workload", p.task.workload.key()}, {"count", p.task.count},
+                        {"provider", p.config.provider},     {"source", p.source},
+                        {"config", p.config.knobs},          {"predicted_ms", p.predicted_s * 1e3},
+                        {"chained_share", p.chained_share},  {"predicted_alone_ms", p.alone_s * 1e3}};
       if (p.measured_s) op["measured_ms"] = *p.measured_s * 1e3;
       out["ops"].push_back(op);
     }
@@ -313,11 +308,12 @@ void register_predict_command(CLI::App& app) {
   cmd->add_option("--isa", o.isa, "ISA level on this machine: native, sse41, avx2, avx512")->capture_default_str();
   cmd->add_flag("--compare", o.compare, "also run the model here (tensorperf run) and print the errors");
   cmd->add_option("--repeat", o.repeat, "with --compare: whole runs timed")->capture_default_str()->check(positive());
-  cmd->add_flag("--json", o.json,
-                "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
-                "measured), device_features, cost_model, predicted_ms, predicted_alone_ms, ops: [{workload, count, "
-                "provider, source, config, predicted_ms, chained_share, predicted_alone_ms, measured_ms?}], measured_ms?, "
-                "measured_kernels_ms?, error?}");
+  cmd->add_flag(
+      "--json", o.json,
+      "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
+      "measured), device_features, cost_model, predicted_ms, predicted_alone_ms, ops: [{workload, count, "
+      "provider, source, config, predicted_ms, chained_share, predicted_alone_ms, measured_ms?}], measured_ms?, "
+      "measured_kernels_ms?, error?}");
   cmd->callback([cmd] {
     o.devices_given = cmd->count("--devices") > 0;
     run_predict(o);

@@ -518,13 +518,20 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   CmdResult f = tensorperf("features --workload '" + slowest + "' --provider halide --json");
   ASSERT_EQ(f.exit_code, 0) << f.err;
   const auto fj = nlohmann::json::parse(f.out);
-  const nlohmann::json record{
-      {"config", fj["config"]["knobs"]},
-      {"input",
-       {{"device", pj["device"]}, {"provider", "halide"}, {"target", fj["device_description"]["target"]}, {"workload", slowest}}},
-      {"result",
-       {{"build_time", 0.1}, {"costs", {1e-9}}, {"error_msg", ""}, {"error_no", 0}, {"run_time", 0.1}, {"timestamp", 1.8e9}}},
-      {"version", {{"format", 1}, {"tensorperf", "0.1.0"}}}};
+  const nlohmann::json record{{"config", fj["config"]["knobs"]},
+                              {"input",
+                               {{"device", pj["device"]},
+                                {"provider", "halide"},
+                                {"target", fj["device_description"]["target"]},
+                                {"workload", slowest}}},
+                              {"result",
+                               {{"build_time", 0.1},
+                                {"costs", {1e-9}},
+                                {"error_msg", ""},
+                                {"error_no", 0},
+                                {"run_time", 0.1},
+                                {"timestamp", 1.8e9}}},
+                              {"version", {{"format", 1}, {"tensorperf", "0.1.0"}}}};
   std::ofstream(dir / "halide_default.jsonl") << record.dump() << "\n";
   const std::string slow_db = (dir / "slow.db").string();
   CmdResult imp_slow = tensorperf("db import --db " + slow_db + " " + (dir / "halide_default.jsonl").string());
@@ -546,7 +553,8 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   }
   EXPECT_TRUE(found) << ps.out;
   // The run itself names each kernel's config.
-  CmdResult run = tensorperf("run --model squeezenet1_1 --image-size 64 --threads 1 --repeat 1 --db " + slow_db + " --json");
+  CmdResult run =
+      tensorperf("run --model squeezenet1_1 --image-size 64 --threads 1 --repeat 1 --db " + slow_db + " --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json runj = nlohmann::json::parse(run.out);
   for (const auto& op : runj["ops"]) {
