@@ -88,7 +88,7 @@ def main():
                        "--compare", "--repeat", str(a.repeat), "--json"] + threads)
             r = json.loads(out)
             results[key] = {k: r[k] for k in ("model", "batch", "device", "predicted_ms", "predicted_alone_ms",
-                                               "measured_ms", "measured_kernels_ms", "error")}
+                                               "measured_ms", "measured_kernels_ms", "error", "clock_scale")}
             results[key]["sources"] = {}
             results[key]["chained_ops"] = 0.0  # operator instances predicted as chained (layout_chains.h)
             # ms summed over the ops with a chained share and over the others: predicted alone,
@@ -126,8 +126,9 @@ def report(a, results):
         print("predict_e2e: no results yet")
         return
     device = next(iter(results.values()))["device"]
-    print("Whole-model prediction vs `tensorperf run` on %s (cost model %s; run: median of the runs)" %
-          (device, a.cost_model))
+    scales = sorted({r.get("clock_scale", 1.0) for r in results.values()})
+    print("Whole-model prediction vs `tensorperf run` on %s (cost model %s; run: median of the runs; predictions "
+          "scaled by the clock: %s)" % (device, a.cost_model, ", ".join("%.3f" % s for s in scales)))
     e2e_bench.print_table(["model", "predicted ms", "run ms", "error", "within 10%", "run's kernels ms",
                            "vs kernels", "graph overhead", "chained instances", "error without chains",
                            "configs (ops)"], rows)

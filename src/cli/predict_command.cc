@@ -50,6 +50,7 @@ struct PredictOptions {
   bool compare = false;
   int repeat = 30;
   bool json = false;
+  bool clock_scale = true;  // scale predictions for this machine by the described clock over its own
 };
 
 struct OpPrediction {
@@ -80,11 +81,14 @@ void run_predict(const PredictOptions& o) {
   measure::Device device;
   std::string device_note;
   std::string vector_source;  // trained, described, measured
+  double here_clock_mhz = 0;  // this machine's clock (/proc/cpuinfo or cpufreq)
+  double clock_scale = 1;     // described clock / this machine's: applied to every prediction
   if (o.device.empty()) {
     measure::DeviceOptions d;
     d.threads = o.threads > 0 ? o.threads : static_cast<int>(measure::pinned_cpus(1 << 16).size());
     d.isa = o.isa;
     device = check(measure::detect_device(d));
+    here_clock_mhz = device.clock_mhz;
     if (const measure::Device* t = trained_on.find(device.key())) {
       device = *t;
       vector_source = "trained";
@@ -94,6 +98,11 @@ void run_predict(const PredictOptions& o) {
     } else {
       vector_source = "measured";
     }
+    // One key covers hosts of one CPU model at different clocks (cloud hosts of one family run at
+    // 2.1 and 2.6 GHz): what was learned at the described clock is scaled to this one's.
+    if (vector_source != "measured" && o.clock_scale && device.clock_mhz > 0 && here_clock_mhz > 0 &&
+        std::abs(device.clock_mhz / here_clock_mhz - 1) > 0.01)
+      clock_scale = device.clock_mhz / here_clock_mhz;
   } else {
     if (o.compare) throw CommandFailed("--compare runs the model here: it cannot be combined with --device", kExitUsage);
     costmodel::DeviceTable table = described;
@@ -131,7 +140,7 @@ void run_predict(const PredictOptions& o) {
   if (!o.db.empty()) store = check(db::open_store(o.db, db::OpenMode::kRead));
   auto predict_one = [&](const ir::Workload& w, const kernels::Config& c, bool chained) {
     costmodel::Sample s = check(costmodel::make_sample(w, c, device.target, device_vector, device_key, chained));
-    return check(model->predict(std::span<const costmodel::Sample>(&s, 1))).at(0);
+    return clock_scale * check(model->predict(std::span<const costmodel::Sample>(&s, 1))).at(0);
   };
   auto native = [](const ir::Workload& w, const kernels::Config& c) {
     auto p = kernels::find_provider(c.provider);
@@ -232,6 +241,7 @@ void run_predict(const PredictOptions& o) {
                        {"device_vector", vector_source},
                        {"device_features", device_features_json(device_vector)},
                        {"cost_model", model->kind()},
+                       {"clock_scale", clock_scale},
                        {"predicted_ms", total * 1e3},
                        {"predicted_alone_ms", alone_total * 1e3},
                        {"ops", nlohmann::json::array()}};
@@ -256,6 +266,9 @@ void run_predict(const PredictOptions& o) {
               vector_source == "trained"     ? "as trained"
               : vector_source == "described" ? ("from " + o.devices).c_str()
                                              : "measured here");
+  if (clock_scale != 1)
+    std::printf("clock: %.0f MHz described, %.0f MHz here: predictions scaled by %.3f (--no-clock-scale: not)\n\n",
+                device.clock_mhz, here_clock_mhz, clock_scale);
   std::vector<Table::Column> columns = {{"#", Align::kRight}, {"op"},         {"count", Align::kRight}, {"provider"},
                                  {"config"},           {"chained", Align::kRight}, {"ms each", Align::kRight}, {"ms total", Align::kRight},
                                  {"share", Align::kRight}};
@@ -307,11 +320,15 @@ void register_predict_command(CLI::App& app) {
       ->check(positive());
   cmd->add_option("--isa", o.isa, "ISA level on this machine: native, sse41, avx2, avx512")->capture_default_str();
   cmd->add_flag("--compare", o.compare, "also run the model here (tensorperf run) and print the errors");
+  cmd->add_flag("--clock-scale,!--no-clock-scale", o.clock_scale,
+                "on this machine: scale predictions by the described device's clock over this machine's, where "
+                "they differ (one device key covers hosts of one CPU model at different clocks)")
+      ->capture_default_str();
   cmd->add_option("--repeat", o.repeat, "with --compare: whole runs timed")->capture_default_str()->check(positive());
   cmd->add_flag(
       "--json", o.json,
       "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
-      "measured), device_features, cost_model, predicted_ms, predicted_alone_ms, ops: [{workload, count, "
+      "measured), device_features, cost_model, clock_scale, predicted_ms, predicted_alone_ms, ops: [{workload, count, "
       "provider, source, config, predicted_ms, chained_share, predicted_alone_ms, measured_ms?}], measured_ms?, "
       "measured_kernels_ms?, error?}");
   cmd->callback([cmd] {

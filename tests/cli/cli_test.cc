@@ -638,6 +638,21 @@ TEST(Cli, PredictUsesTheDeviceVectorTheModelLearned) {
   nlohmann::json measured = predict(older, "--devices " + (dir / "empty").string());
   EXPECT_EQ(measured["device_vector"], "measured");
   EXPECT_NE(measured["device_features"]["peak_gflops"], 4321.0);
+  // Described at this machine's clock: nothing scaled. Described at twice its clock (a host of the
+  // same CPU model running faster): every prediction doubles, unless --no-clock-scale.
+  EXPECT_EQ(trained["clock_scale"], 1.0);
+  ASSERT_GT(description["clock_mhz"].get<double>(), 0);
+  description["clock_mhz"] = 2 * description["clock_mhz"].get<double>();
+  std::filesystem::create_directories(dir / "faster");
+  std::ofstream(dir / "faster" / ("device-" + key + ".json")) << description.dump();
+  nlohmann::json scaled = predict(older, "--devices " + (dir / "faster").string());
+  nlohmann::json unscaled = predict(older, "--devices " + (dir / "faster").string() + " --no-clock-scale");
+  EXPECT_DOUBLE_EQ(scaled["clock_scale"].get<double>(), 2.0);
+  EXPECT_EQ(unscaled["clock_scale"], 1.0);
+  EXPECT_NEAR(scaled["predicted_ms"].get<double>(), 2 * unscaled["predicted_ms"].get<double>(),
+              1e-9 * scaled["predicted_ms"].get<double>());
+  EXPECT_EQ(predict(older, "--devices " + (dir / "faster").string() + " --device " + key)["clock_scale"], 1.0)
+      << "another device's prediction is not scaled by this machine's clock";
   // A --devices that cannot be read is an error, not silently ignored.
   CmdResult missing = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + older +
                                  " --devices " + (dir / "none").string());
