@@ -4,7 +4,8 @@
 // or closest device's config unless oneDNN's default is predicted faster (with the layout
 // conversions a plain-layout kernel makes a chain do), else the default predicted faster.
 // `--compare` also runs the model here, predicts the configs that run chose, and prints the error
-// per operator and in total.
+// per operator and in total. On this machine, predictions made with a described device's vector
+// are scaled by its clock over this machine's (one key covers hosts at different clocks).
 // Kernels with a native layout (oneDNN's convolutions) cost less inside a chain of such kernels,
 // where the executor skips their layout conversions: an instance whose input and output the chain
 // keeps native is predicted as the chained program (features' "config.chained_io"), one with one of

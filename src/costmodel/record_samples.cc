@@ -1,6 +1,7 @@
 #include "costmodel/record_samples.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -78,6 +79,14 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     if (!dv.exact &&
         std::find(set.closest_device.begin(), set.closest_device.end(), r.device_key) == set.closest_device.end())
       set.closest_device.push_back(r.device_key);
+    if (const measure::Device* d = devices.find(dv.described_by); !e.chained && d != nullptr && d->clock_mhz > 0 &&
+                                                                   r.clock_mhz > 0 &&
+                                                                   std::abs(r.clock_mhz / d->clock_mhz - 1) > 0.01) {
+      OffClock& off = set.off_clock[r.device_key];
+      off.described_by = dv.described_by;
+      off.described_mhz = d->clock_mhz;
+      ++off.records[std::lround(r.clock_mhz)];
+    }
     Sample s;
     s.program = slot->pooled;
     s.leaves = slot->leaves;

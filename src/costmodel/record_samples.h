@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,20 @@ struct SampleSetOptions {
   std::function<void(size_t, size_t)> progress;
 };
 
+// Records of one device measured at a clock (measure::Record::clock_mhz) more than 1% from the
+// clock of the description that gives their vector. One key covers hosts of one CPU model at
+// different clocks; the vector then describes another host than the one that measured them.
+struct OffClock {
+  std::string described_by;  // the description's key (the device's own, or the closest device's)
+  double described_mhz = 0;
+  std::map<long, size_t> records;  // measured clock in MHz, rounded -> records
+};
+
 struct SampleSet {
   std::vector<Sample> samples;
   size_t skipped = 0;                      // samples not made: their workload or config could not be featurised
   std::vector<std::string> closest_device;  // device keys described by another device's vector
+  std::map<std::string, OffClock> off_clock;  // by device key
 };
 
 // Errors: the store's; a device table that is empty.

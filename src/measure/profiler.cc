@@ -44,6 +44,7 @@ Record failed_preparation(const ir::Workload& w, const Device& d, const kernels:
   r.error_msg = "not measured, no reference output to check against: " + why.message();
   r.timestamp = unix_seconds();
   r.load = load_average();
+  r.clock_mhz = d.clock_mhz;
   return r;
 }
 

@@ -51,6 +51,7 @@ nlohmann::json record_to_json(const Record& r) {
                  {"run_time", r.run_time_s},
                  {"timestamp", r.timestamp}};
   if (r.load >= 0) j["result"]["load"] = r.load;
+  if (r.clock_mhz > 0) j["result"]["clock_mhz"] = r.clock_mhz;
   if (!r.native_costs.empty()) j["result"]["native_costs"] = r.native_costs;
   j["version"] = {{"format", r.format}, {"tensorperf", r.version}};
   return j;
@@ -114,6 +115,11 @@ Result<Record> record_from_json(const nlohmann::json& j) {
     if (!load->is_number() || load->get<double>() < 0)
       return Status::Corruption("record: \"result.load\" is not a non-negative number");
     r.load = load->get<double>();
+  }
+  if (auto clock = res.find("clock_mhz"); clock != res.end()) {
+    if (!clock->is_number() || !(clock->get<double>() > 0))
+      return Status::Corruption("record: \"result.clock_mhz\" is not a positive number");
+    r.clock_mhz = clock->get<double>();
   }
   r.format = ver["format"].get<int>();
   r.version = ver["tensorperf"].get<std::string>();

@@ -54,6 +54,9 @@ struct Record {
   double run_time_s = 0;    // wall time of the whole timed run, reference check included
   double timestamp = 0;     // unix seconds
   double load = -1;         // the machine's 1-minute load average when measured (-1: not kept)
+  // The host's clock when measured (Device::clock_mhz). One device key covers hosts of one CPU
+  // model at different clocks; this tells their records apart. 0: not kept (older records).
+  double clock_mhz = 0;
   std::string version = std::string(tensorperf_version());
   int format = kRecordFormatVersion;
 

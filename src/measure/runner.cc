@@ -257,6 +257,7 @@ Record WorkloadRunner::make_record(const Candidate& c, const Device& device, con
   rec.config = c.config.knobs;
   rec.timestamp = unix_seconds();
   rec.load = load_average();
+  rec.clock_mhz = device.clock_mhz;
 
   if (built) rec.build_time_s = built->value("build_time", 0.0);
   if (done) {

@@ -465,7 +465,8 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   std::ofstream(dir / "device-x86_64-amd-epyc-avx512-t2.json")
       << R"({"arch":"x86_64","cpu_model":"AMD EPYC 7B13","isa_features":["sse41","avx","avx2","fma","avx512f"],)"
       << R"("isa":"avx512","target":"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41","cores":2,"threads":2,)"
-      << R"("l1d_bytes":32768,"l2_bytes":524288,"l3_bytes":33554432,"peak_gflops":150,"mem_bandwidth_gbs":12})";
+      << R"("l1d_bytes":32768,"l2_bytes":524288,"l3_bytes":33554432,"peak_gflops":150,"mem_bandwidth_gbs":12,)"
+      << R"("clock_mhz":2000})";
   const std::string model = (dir / "model.json").string();
   CmdResult r = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split random --save " + model +
                            " --json");
@@ -477,6 +478,27 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   EXPECT_EQ(j["splits"][0]["test"].get<int>() + j["splits"][0]["train"].get<int>(), 36);
   EXPECT_GE(j["splits"][0]["mape"].get<double>(), 0);
   EXPECT_TRUE(std::filesystem::exists(model));
+  EXPECT_TRUE(j["off_clock"].empty()) << "these records keep no clock";
+  {
+    // The same records measured on a host at another clock than the description's: counted.
+    std::ifstream in(std::string(TENSORPERF_SOURCE_DIR) + "/data/best_known/resnet18_x86_64-amd-epyc-avx512-t2.jsonl");
+    std::ofstream out(dir / "other_host.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      auto rec = nlohmann::json::parse(line);
+      rec["result"]["clock_mhz"] = 2600.0;
+      out << rec.dump() << "\n";
+    }
+    out.close();
+    const std::string other = (dir / "other_host.db").string();
+    ASSERT_EQ(tensorperf("db import --db " + other + " " + (dir / "other_host.jsonl").string()).exit_code, 0);
+    CmdResult e = tensorperf("eval --db " + other + " --devices " + dir.string() + " --split random --json");
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+    EXPECT_EQ(nlohmann::json::parse(e.out)["off_clock"], nlohmann::json::parse(R"({"x86_64-amd-epyc-avx512-t2": {"2600": 36}})"));
+    CmdResult table = tensorperf("eval --db " + other + " --devices " + dir.string() + " --split random");
+    ASSERT_EQ(table.exit_code, 0) << table.err;
+    EXPECT_NE(table.out.find("36 records of x86_64-amd-epyc-avx512-t2 were measured at 2600 MHz; the description of "),
+              std::string::npos) << table.out;
+  }
   // The saved model predicts a model's latency here, and beside a real run with --compare.
   CmdResult p = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model +
                            " --compare --repeat 3 --json");

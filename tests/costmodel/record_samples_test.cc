@@ -67,6 +67,51 @@ TEST(RecordSamples, ARecordWithNativeCostsGivesAChainedSampleToo) {
     EXPECT_EQ(s.provider, "onednn");
   }
   EXPECT_EQ(chained_samples, 1);
+  EXPECT_TRUE(set->off_clock.empty()) << "records that keep no clock are not counted";
+  std::filesystem::remove_all(dir);
+}
+
+// One device key covers hosts of one CPU model at different clocks: records measured at a clock
+// other than their description's are counted, per device and clock.
+TEST(RecordSamples, RecordsMeasuredAtAnotherClockThanTheDescriptionsAreCounted) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tp-record-samples-clock-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto store = db::open_store((dir / "s.db").string(), db::OpenMode::kCreate);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  measure::Device device;
+  device.cpu_model = "AMD EPYC";
+  device.cpu_signature = "f26m2";
+  device.isa = "avx512";
+  device.target = "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41";
+  device.threads = 2;
+  device.peak_gflops = 250;
+  device.clock_mhz = 2096;
+  DeviceTable devices;
+  devices.add(device);
+  const std::string dense = "dense|float32[1,64];float32[32,64]||bias";
+  const ir::Workload w = *ir::parse_workload_key(dense);
+  const kernels::Provider& onednn = *kernels::find_provider("onednn").value();
+  int config = 0;
+  for (double clock : {2096.0, 2100.0, 2596.1, 2595.9, 0.0}) {  // within 1%, within 1%, off, off, not kept
+    measure::Record r;
+    r.workload_key = dense;
+    r.device_key = device.key();
+    r.target = device.target;
+    r.provider = "onednn";
+    r.config = onednn.default_config(w).knobs;
+    r.costs = {1e-5};
+    r.timestamp = 1.7e9 + config++;  // distinct lines (a store keeps each line once)
+    r.clock_mhz = clock;
+    ASSERT_TRUE(db::add_record(**store, r).ok());
+  }
+  auto set = samples_from_store(**store, devices, {});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  ASSERT_EQ(set->off_clock.size(), 1u);
+  ASSERT_EQ(set->off_clock.count(device.key()), 1u);
+  EXPECT_EQ(set->off_clock.at(device.key()).records, (std::map<long, size_t>{{2596, 2}}));
+  EXPECT_EQ(set->off_clock.at(device.key()).described_by, device.key());
+  EXPECT_EQ(set->off_clock.at(device.key()).described_mhz, 2096);
   std::filesystem::remove_all(dir);
 }
 

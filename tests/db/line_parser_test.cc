@@ -135,5 +135,29 @@ TEST(LineParserTest, NativeCostsSurviveTheRoundTripAndNeverReplaceTheCosts) {
   EXPECT_FALSE(measure::record_from_json(j).ok());
 }
 
+TEST(LineParserTest, TheHostsClockSurvivesTheRoundTrip) {
+  measure::Record rec;
+  rec.workload_key = "conv2d|n1|c64";
+  rec.device_key = "x86_64-amd-epyc-f26m2-avx512-t2";
+  rec.target = "x86-64-linux-avx2-fma";
+  rec.provider = "onednn";
+  rec.costs = {0.004};
+  rec.clock_mhz = 2596.122;
+  const std::string line = measure::record_to_line(rec);
+  Result<measure::Record> back = measure::record_from_line(line);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_DOUBLE_EQ(back->clock_mhz, 2596.122);
+  EXPECT_EQ(measure::record_to_line(*back), line);
+  // Not kept: no key, and 0 back; a malformed one is refused.
+  rec.clock_mhz = 0;
+  EXPECT_EQ(measure::record_to_line(rec).find("clock_mhz"), std::string::npos);
+  EXPECT_EQ(measure::record_from_line(measure::record_to_line(rec))->clock_mhz, 0);
+  nlohmann::json j = measure::record_to_json(rec);
+  for (const nlohmann::json& bad : {nlohmann::json("fast"), nlohmann::json(-1.0), nlohmann::json(0)}) {
+    j["result"]["clock_mhz"] = bad;
+    EXPECT_FALSE(measure::record_from_json(j).ok()) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace tensorperf::db

@@ -62,6 +62,7 @@ TEST_F(RunnerTest, CorrectKernelGivesRepeatCostsAndIdentity) {
   EXPECT_GT(r.build_time_s, 0);
   EXPECT_GE(r.run_time_s, 3 * 5e-3);  // three timings of at least min_repeat_ms
   EXPECT_GT(r.timestamp, 1.6e9);
+  EXPECT_EQ(r.clock_mhz, device_->clock_mhz);  // which host of the device's key measured it
 }
 
 TEST_F(RunnerTest, KernelsWithANativeLayoutAreTimedAsAChainRunsThemToo) {
