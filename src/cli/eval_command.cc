@@ -290,9 +290,10 @@ void run_eval(const EvalOptions& o) {
                                                .c_str());
   for (const auto& [device, off] : set.off_clock)
     for (const auto& [mhz, n] : off.records)
-      std::printf("note: %zu records of %s were measured at %ld MHz; the description of %s says %.0f MHz (another "
-                  "host: its vector does not describe them)\n",
-                  n, device.c_str(), mhz, off.described_by.c_str(), off.described_mhz);
+      std::printf(
+          "note: %zu records of %s were measured at %ld MHz; the description of %s says %.0f MHz (another "
+          "host: its vector does not describe them)\n",
+          n, device.c_str(), mhz, off.described_by.c_str(), off.described_mhz);
   if (!set.off_clock.empty()) std::printf("\n");
   Table table({{"model"},
                {"split"},
@@ -369,7 +370,8 @@ void register_eval_command(CLI::App& app) {
                   "first model's cross-model splits)");
   cmd->add_flag(
       "--json", o.json,
-      "print one JSON object {cost_models, samples, skipped, closest_device, off_clock: {device: {MHz: records measured at that clock, not the description's}}, splits: [{model, split, train, test, "
+      "print one JSON object {cost_models, samples, skipped, closest_device, off_clock: {device: {MHz: records "
+      "measured at that clock, not the description's}}, splits: [{model, split, train, test, "
       "mape, rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune, noise_floor: {samples, mape, "
       "..., model: {samples, mape, ...}}}]}");
   cmd->callback([] { run_eval(o); });

@@ -80,8 +80,8 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
         std::find(set.closest_device.begin(), set.closest_device.end(), r.device_key) == set.closest_device.end())
       set.closest_device.push_back(r.device_key);
     if (const measure::Device* d = devices.find(dv.described_by); !e.chained && d != nullptr && d->clock_mhz > 0 &&
-                                                                   r.clock_mhz > 0 &&
-                                                                   std::abs(r.clock_mhz / d->clock_mhz - 1) > 0.01) {
+                                                                  r.clock_mhz > 0 &&
+                                                                  std::abs(r.clock_mhz / d->clock_mhz - 1) > 0.01) {
       OffClock& off = set.off_clock[r.device_key];
       off.described_by = dv.described_by;
       off.described_mhz = d->clock_mhz;

@@ -493,11 +493,13 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
     ASSERT_EQ(tensorperf("db import --db " + other + " " + (dir / "other_host.jsonl").string()).exit_code, 0);
     CmdResult e = tensorperf("eval --db " + other + " --devices " + dir.string() + " --split random --json");
     ASSERT_EQ(e.exit_code, 0) << e.err;
-    EXPECT_EQ(nlohmann::json::parse(e.out)["off_clock"], nlohmann::json::parse(R"({"x86_64-amd-epyc-avx512-t2": {"2600": 36}})"));
+    EXPECT_EQ(nlohmann::json::parse(e.out)["off_clock"],
+              nlohmann::json::parse(R"({"x86_64-amd-epyc-avx512-t2": {"2600": 36}})"));
     CmdResult table = tensorperf("eval --db " + other + " --devices " + dir.string() + " --split random");
     ASSERT_EQ(table.exit_code, 0) << table.err;
     EXPECT_NE(table.out.find("36 records of x86_64-amd-epyc-avx512-t2 were measured at 2600 MHz; the description of "),
-              std::string::npos) << table.out;
+              std::string::npos)
+        << table.out;
   }
   // The saved model predicts a model's latency here, and beside a real run with --compare.
   CmdResult p = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model +
