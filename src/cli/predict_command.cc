@@ -235,16 +235,11 @@ void run_predict(const PredictOptions& o) {
   const double run_p50_s = run ? run->at("latency_ms").at("p50").get<double>() / 1e3 : 0;
 
   if (o.json) {
-    nlohmann::json out{{"model", o.source.name()},
-                       {"batch", graph.batch()},
-                       {"device", device_key},
-                       {"described_by", device.key()},
-                       {"device_vector", vector_source},
-                       {"device_features", device_features_json(device_vector)},
-                       {"cost_model", model->kind()},
-                       {"clock_scale", clock_scale},
-                       {"predicted_ms", total * 1e3},
-                       {"predicted_alone_ms", alone_total * 1e3},
+    nlohmann::json out{{"model", o.source.name()},       {"batch", graph.batch()},
+                       {"device", device_key},           {"described_by", device.key()},
+                       {"device_vector", vector_source}, {"device_features", device_features_json(device_vector)},
+                       {"cost_model", model->kind()},    {"clock_scale", clock_scale},
+                       {"predicted_ms", total * 1e3},    {"predicted_alone_ms", alone_total * 1e3},
                        {"ops", nlohmann::json::array()}};
     for (const OpPrediction& p : ops) {
       nlohmann::json op{{"workload", p.task.workload.key()}, {"count", p.task.count},
