@@ -70,7 +70,8 @@ Result<std::unique_ptr<CostModel>> make_cost_model(std::string_view name, const 
 Result<std::unique_ptr<CostModel>> copy_cost_model(const CostModel& model, const CostModelOptions& options = {});
 
 // The model file: {"format": "tensorperf-cost-model", "version": 1, "kind", "schema": {"program":
-// [names], "device": [names]}, "devices": [descriptions], "payload"}, written whole or not at all.
+// [names], "device": [names], "cross": [names]}, "devices": [descriptions], "payload"}, written whole or
+// not at all.
 // "devices" holds the descriptions (measure::device_to_json) of the devices the model was trained
 // on: their vectors are the ones it learned, so a prediction for one of them must use that vector,
 // not peaks measured again (on shared cores a peak probe moves by 10-20% from run to run, enough to
@@ -86,7 +87,7 @@ Result<std::unique_ptr<CostModel>> load_cost_model(const std::string& path, cons
 // The feature schema this build writes and expects.
 nlohmann::json feature_schema();
 
-// Builds the dense row of a sample for table models: program | device.
+// Builds the dense row of a sample for table models: program | device | cross (cross_features.h).
 void append_row(const Sample& s, std::vector<float>& out);
 size_t row_width();
 

@@ -4,6 +4,7 @@
 #include "base/atomic_file.h"
 #include "base/read_file.h"
 #include "costmodel/cost_model.h"
+#include "costmodel/cross_features.h"
 #include "costmodel/device_table.h"
 #include "costmodel/neural_cost_models.h"
 #include "costmodel/xgb_cost_model.h"
@@ -47,14 +48,21 @@ Result<std::unique_ptr<CostModel>> copy_cost_model(const CostModel& model, const
 }
 
 nlohmann::json feature_schema() {
-  return {{"program", features::pooled_feature_names()}, {"device", measure::device_feature_names()}};
+  return {{"program", features::pooled_feature_names()},
+          {"device", measure::device_feature_names()},
+          {"cross", cross_feature_names()}};
 }
 
-size_t row_width() { return features::pooled_feature_names().size() + measure::device_feature_names().size(); }
+size_t row_width() {
+  return features::pooled_feature_names().size() + measure::device_feature_names().size() +
+         cross_feature_names().size();
+}
 
 void append_row(const Sample& s, std::vector<float>& out) {
   out.insert(out.end(), s.program.begin(), s.program.end());
   out.insert(out.end(), s.device.begin(), s.device.end());
+  const std::vector<float> cross = cross_features(s);
+  out.insert(out.end(), cross.begin(), cross.end());
 }
 
 Status save_cost_model(const CostModel& model, const std::string& path, const DeviceTable* trained_on) {

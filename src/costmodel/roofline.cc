@@ -4,15 +4,9 @@
 #include <cmath>
 #include <string>
 
-#include "features/program_features.h"
-#include "measure/device.h"
 
 namespace tensorperf::costmodel {
 namespace {
-
-size_t index_of(const std::vector<std::string>& names, const std::string& name) {
-  return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-}
 
 struct Columns {
   size_t log2_flops;
@@ -22,17 +16,15 @@ struct Columns {
 
 const Columns& columns() {
   static const Columns c = [] {
-    const std::vector<std::string>& program = features::pooled_feature_names();
-    const std::vector<std::string>& device = measure::device_feature_names();
     Columns c;
-    c.log2_flops = index_of(program, "workload.log2_flops");
+    c.log2_flops = program_column("workload.log2_flops");
     for (const char* t : {"in0", "in1", "out"}) {
       std::vector<size_t> dims;
-      for (int d = 0; d < 4; ++d) dims.push_back(index_of(program, std::string("workload.") + t + "_dim" + std::to_string(d)));
+      for (int d = 0; d < 4; ++d) dims.push_back(program_column(std::string("workload.") + t + "_dim" + std::to_string(d)));
       c.tensor_dims.push_back(std::move(dims));
     }
-    c.peak = index_of(device, "peak_gflops");
-    c.bandwidth = index_of(device, "mem_bandwidth_gbs");
+    c.peak = device_column("peak_gflops");
+    c.bandwidth = device_column("mem_bandwidth_gbs");
     return c;
   }();
   return c;

@@ -1,8 +1,21 @@
 #include "costmodel/sample.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "measure/device.h"
+
 namespace tensorperf::costmodel {
+
+size_t program_column(const std::string& name) {
+  const std::vector<std::string>& names = features::pooled_feature_names();
+  return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+size_t device_column(const std::string& name) {
+  const std::vector<std::string>& names = measure::device_feature_names();
+  return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
 
 std::vector<Result<Sample>> make_samples(const ir::Workload& w, std::span<const kernels::Config> configs,
                                          const std::string& target, const std::vector<double>& device_features,

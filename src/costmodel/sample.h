@@ -31,6 +31,11 @@ std::vector<Result<Sample>> make_samples(const ir::Workload& w, std::span<const 
                                          const std::string& target, const std::vector<double>& device_features,
                                          const std::string& device_key, bool chained = false);
 
+// The index of column `name` in a sample's program vector (features::pooled_feature_names()) or
+// device vector (measure::device_feature_names()); that vector's width when it has no such column.
+size_t program_column(const std::string& name);
+size_t device_column(const std::string& name);
+
 // What every model's fit() requires of its training set: samples, each with a measured latency
 // (finite, > 0). InvalidArgument naming the first sample that has none.
 Status check_training_set(std::span<const Sample> train);

@@ -13,10 +13,7 @@
 namespace tensorperf::costmodel {
 namespace {
 
-size_t chained_column() {
-  const auto& names = features::pooled_feature_names();
-  return static_cast<size_t>(std::find(names.begin(), names.end(), "config.chained_io") - names.begin());
-}
+size_t chained_column() { return program_column("config.chained_io"); }
 
 TEST(RecordSamples, ARecordWithNativeCostsGivesAChainedSampleToo) {
   ASSERT_LT(chained_column(), features::pooled_feature_names().size());

@@ -14,16 +14,6 @@
 namespace tensorperf::costmodel {
 namespace {
 
-size_t program_column(const std::string& name) {
-  const auto& names = features::pooled_feature_names();
-  return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-}
-
-size_t device_column(const std::string& name) {
-  const auto& names = measure::device_feature_names();
-  return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-}
-
 // A sample of a matrix product [m, k] x [k, n] on a device of `peak` GFLOP/s and `bandwidth` GB/s,
 // its features written as features::workload_features writes them (log2 of 1 + the value).
 Sample matmul(double m, double k, double n, double peak, double bandwidth) {
