@@ -18,7 +18,8 @@ const Columns& columns() {
   static const Columns c = [] {
     Columns c;
     c.log2_flops = program_column("workload.log2_flops");
-    for (const char* t : {"in0", "in1", "out"}) c.log2_bytes.push_back(program_column(std::string("workload.log2_") + t + "_bytes"));
+    for (const char* t : {"in0", "in1", "out"})
+      c.log2_bytes.push_back(program_column(std::string("workload.log2_") + t + "_bytes"));
     c.threads = device_column("threads");
     c.l1d_kib = device_column("l1d_kib");
     c.l2_kib = device_column("l2_kib");

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <string>
 
-
 namespace tensorperf::costmodel {
 namespace {
 
@@ -20,7 +19,8 @@ const Columns& columns() {
     c.log2_flops = program_column("workload.log2_flops");
     for (const char* t : {"in0", "in1", "out"}) {
       std::vector<size_t> dims;
-      for (int d = 0; d < 4; ++d) dims.push_back(program_column(std::string("workload.") + t + "_dim" + std::to_string(d)));
+      for (int d = 0; d < 4; ++d)
+        dims.push_back(program_column(std::string("workload.") + t + "_dim" + std::to_string(d)));
       c.tensor_dims.push_back(std::move(dims));
     }
     c.peak = device_column("peak_gflops");

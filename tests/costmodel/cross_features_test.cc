@@ -52,8 +52,7 @@ TEST(CrossFeatures, DataAgainstCachesAndIntensityAgainstBalance) {
   EXPECT_NEAR(f[cross_column("cross.intensity_over_balance")], 2.0, 1e-4);
   EXPECT_NEAR(f[cross_column("cross.roofline_us")], std::log2(roofline_seconds(s) * 1e6), 1e-4);
   // One thread: twice the bytes per core.
-  EXPECT_NEAR(cross_features(program(bytes, 40 * bytes, 1))[cross_column("cross.bytes_per_thread_over_l2")], 2.0,
-              1e-4);
+  EXPECT_NEAR(cross_features(program(bytes, 40 * bytes, 1))[cross_column("cross.bytes_per_thread_over_l2")], 2.0, 1e-4);
 }
 
 TEST(CrossFeatures, AreFiniteWithoutCachesOrPeaks) {
