@@ -15,13 +15,28 @@ namespace {
 
 size_t chained_column() { return program_column("config.chained_io"); }
 
-TEST(RecordSamples, ARecordWithNativeCostsGivesAChainedSampleToo) {
+// Each test has a store of its own in a fresh directory.
+class RecordSamples : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           (std::string("tp-record-samples-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    auto store = db::open_store((dir_ / "s.db").string(), db::OpenMode::kCreate);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    store_ = std::move(*store);
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+  std::unique_ptr<db::RecordStore> store_;
+};
+
+TEST_F(RecordSamples, ARecordWithNativeCostsGivesAChainedSampleToo) {
   ASSERT_LT(chained_column(), features::pooled_feature_names().size());
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tp-record-samples-test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  auto store = db::open_store((dir / "s.db").string(), db::OpenMode::kCreate);
-  ASSERT_TRUE(store.ok()) << store.status().message();
 
   measure::Device device;
   device.cpu_model = "AMD EPYC 7B13 64-Core Processor";
@@ -49,10 +64,10 @@ TEST(RecordSamples, ARecordWithNativeCostsGivesAChainedSampleToo) {
   measure::Record plain = chained;  // another config, measured before native costs were
   plain.config["format"] = "plain";
   plain.native_costs.clear();
-  ASSERT_TRUE(db::add_record(**store, chained).ok());
-  ASSERT_TRUE(db::add_record(**store, plain).ok());
+  ASSERT_TRUE(db::add_record(*store_, chained).ok());
+  ASSERT_TRUE(db::add_record(*store_, plain).ok());
 
-  auto set = samples_from_store(**store, devices, {});
+  auto set = samples_from_store(*store_, devices, {});
   ASSERT_TRUE(set.ok()) << set.status().message();
   EXPECT_EQ(set->skipped, 0u);
   ASSERT_EQ(set->samples.size(), 3u);
@@ -65,17 +80,11 @@ TEST(RecordSamples, ARecordWithNativeCostsGivesAChainedSampleToo) {
   }
   EXPECT_EQ(chained_samples, 1);
   EXPECT_TRUE(set->off_clock.empty()) << "records that keep no clock are not counted";
-  std::filesystem::remove_all(dir);
 }
 
 // One device key covers hosts of one CPU model at different clocks: records measured at a clock
 // other than their description's are counted, per device and clock.
-TEST(RecordSamples, RecordsMeasuredAtAnotherClockThanTheDescriptionsAreCounted) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tp-record-samples-clock-test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  auto store = db::open_store((dir / "s.db").string(), db::OpenMode::kCreate);
-  ASSERT_TRUE(store.ok()) << store.status().message();
+TEST_F(RecordSamples, RecordsMeasuredAtAnotherClockThanTheDescriptionsAreCounted) {
   measure::Device device;
   device.cpu_model = "AMD EPYC";
   device.cpu_signature = "f26m2";
@@ -100,16 +109,15 @@ TEST(RecordSamples, RecordsMeasuredAtAnotherClockThanTheDescriptionsAreCounted) 
     r.costs = {1e-5};
     r.timestamp = 1.7e9 + config++;  // distinct lines (a store keeps each line once)
     r.clock_mhz = clock;
-    ASSERT_TRUE(db::add_record(**store, r).ok());
+    ASSERT_TRUE(db::add_record(*store_, r).ok());
   }
-  auto set = samples_from_store(**store, devices, {});
+  auto set = samples_from_store(*store_, devices, {});
   ASSERT_TRUE(set.ok()) << set.status().message();
   ASSERT_EQ(set->off_clock.size(), 1u);
   ASSERT_EQ(set->off_clock.count(device.key()), 1u);
   EXPECT_EQ(set->off_clock.at(device.key()).records, (std::map<long, size_t>{{2596, 2}}));
   EXPECT_EQ(set->off_clock.at(device.key()).described_by, device.key());
   EXPECT_EQ(set->off_clock.at(device.key()).described_mhz, 2096);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

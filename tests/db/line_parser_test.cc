@@ -86,12 +86,18 @@ TEST(LineParserTest, SkipsCommentsAndBlankLines) {
   EXPECT_FALSE(is_skippable_line(kV01));
 }
 
-TEST(LineParserTest, NativeRecordsParseThroughTheRecordFormat) {
+// A record of tensorperf's own format, of `provider`, that a test fills in further.
+measure::Record native_record(const std::string& provider) {
   measure::Record rec;
   rec.workload_key = "conv2d|n1|c64";
   rec.device_key = "x86_64-avx2-fma-t2";
   rec.target = "x86-64-linux-avx2-fma";
-  rec.provider = "halide";
+  rec.provider = provider;
+  return rec;
+}
+
+TEST(LineParserTest, NativeRecordsParseThroughTheRecordFormat) {
+  measure::Record rec = native_record("halide");
   rec.config = {{"tile_x", 8}};
   rec.costs = {0.5, 1.5};
   rec.timestamp = 1700000000.25;
@@ -105,11 +111,7 @@ TEST(LineParserTest, NativeRecordsParseThroughTheRecordFormat) {
 }
 
 TEST(LineParserTest, NativeCostsSurviveTheRoundTripAndNeverReplaceTheCosts) {
-  measure::Record rec;
-  rec.workload_key = "conv2d|n1|c64";
-  rec.device_key = "x86_64-avx2-fma-t2";
-  rec.target = "x86-64-linux-avx2-fma";
-  rec.provider = "onednn";
+  measure::Record rec = native_record("onednn");
   rec.costs = {0.004, 0.006};
   rec.native_costs = {0.001, 0.002, 0.0015};
   const std::string line = measure::record_to_line(rec);
@@ -136,11 +138,7 @@ TEST(LineParserTest, NativeCostsSurviveTheRoundTripAndNeverReplaceTheCosts) {
 }
 
 TEST(LineParserTest, TheHostsClockSurvivesTheRoundTrip) {
-  measure::Record rec;
-  rec.workload_key = "conv2d|n1|c64";
-  rec.device_key = "x86_64-amd-epyc-f26m2-avx512-t2";
-  rec.target = "x86-64-linux-avx2-fma";
-  rec.provider = "onednn";
+  measure::Record rec = native_record("onednn");
   rec.costs = {0.004};
   rec.clock_mhz = 2596.122;
   const std::string line = measure::record_to_line(rec);
