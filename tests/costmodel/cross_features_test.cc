@@ -37,8 +37,8 @@ Sample program(double bytes, double flops, double threads) {
 }
 
 TEST(CrossFeatures, DataAgainstCachesAndIntensityAgainstBalance) {
-  for (const char* name : {"cross.bytes_per_thread_over_l1", "cross.bytes_per_thread_over_l2",
-                                  "cross.bytes_over_l3", "cross.intensity_over_balance", "cross.roofline_us"})
+  for (const char* name : {"cross.bytes_per_thread_over_l1", "cross.bytes_per_thread_over_l2", "cross.bytes_over_l3",
+                           "cross.intensity_over_balance", "cross.roofline_us"})
     ASSERT_LT(cross_column(name), cross_feature_names().size()) << name;
   // 4 MiB over 2 threads: 2 MiB each, 64 L1s (2^6), 2 L2s (2^1); 1/8 of the L3 (2^-3).
   // 40 FLOP per byte on a device of 10 FLOP per byte/s: 2^2 above its balance.
