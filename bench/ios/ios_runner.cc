@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
   so.executor.policy = *policy;
   so.executor.store = store->get();
   so.executor.device_key = device->key();
+  so.clock_mhz = device->clock_mhz;
   so.executor.target = device->target;
   so.executor.threads = threads;
   so.executor.seed = 1;

@@ -123,6 +123,7 @@ void run_schedule(const ScheduleOptions& o) {
     throw CommandFailed("--configs reference has no kernels to schedule; use db, onednn or halide", kExitUsage);
   so.executor.store = store.get();
   so.executor.device_key = device.key();
+  so.clock_mhz = device.clock_mhz;
   so.executor.target = device.target;
   so.executor.threads = device.threads;
   so.executor.seed = o.source.seed;

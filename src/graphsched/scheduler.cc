@@ -70,7 +70,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const ir::Graph& g, const S
   s->measured_ = std::make_unique<MeasuredStageCost>(*s->profiling_, s->ops_, s->options_.executor.store,
                                                      s->options_.executor.device_key, s->options_.executor.target,
                                                      s->merge_timer_.get(), s->options_.stage_repeat,
-                                                     s->options_.cold_stages);
+                                                     s->options_.cold_stages, s->options_.clock_mhz);
   return s;
 }
 

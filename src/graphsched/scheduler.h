@@ -31,6 +31,9 @@ struct SchedulerOptions {
   // executor and every measured stage use it. `schedule` and `reuse_memory` are ignored.
   runtime::ExecutorOptions executor;
   std::string model;  // for the schedule file
+  // This host's clock (measure::Device::clock_mhz; 0: unknown). Stage records keep it, and stage
+  // costs cached at another clock (another host of the same device key) are measured again.
+  double clock_mhz = 0;
   int stage_repeat = 3;
   // Stages (and operators alone) are timed cold: their inputs and outputs evicted from the caches
   // before each timing (Executor::time_stage), as in a whole run at a large batch, where an

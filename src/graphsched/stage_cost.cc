@@ -1,6 +1,7 @@
 #include "graphsched/stage_cost.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -13,9 +14,9 @@ namespace tensorperf::graphsched {
 
 MeasuredStageCost::MeasuredStageCost(runtime::Executor& profiling, const OpGraph& g, db::RecordStore* store,
                                      std::string device_key, std::string target, MergedStageTimer* merged, int repeat,
-                                     bool cold)
+                                     bool cold, double clock_mhz)
     : profiling_(profiling), g_(g), store_(store), device_key_(std::move(device_key)), target_(std::move(target)),
-      merged_(merged), repeat_(repeat), cold_(cold) {}
+      merged_(merged), repeat_(repeat), cold_(cold), clock_mhz_(clock_mhz) {}
 
 std::string MeasuredStageCost::content_key(const StageChoice& c) const {
   // What runs, not where in which model: the same stage of another model shares the record.
@@ -63,6 +64,7 @@ Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
     r.config = nlohmann::json::parse(content);
     r.costs = {seconds};
     r.timestamp = unix_seconds();
+    r.clock_mhz = clock_mhz_;
     TP_RETURN_IF_ERROR(db::add_record(*store_, r));
     storing_s_ += steady_seconds() - t1;
   }
@@ -78,6 +80,10 @@ Status MeasuredStageCost::load_store() {
   filter.with_config = false;
   return store_->scan(filter, [this](const db::StoredRecord& r) {
     if (r.mean_cost && r.workload_key.rfind("ios-stage:", 0) == 0) {
+      if (clock_mhz_ > 0) {
+        Result<measure::Record> rec = measure::record_from_line(r.line);
+        if (rec.ok() && rec->clock_mhz > 0 && std::abs(rec->clock_mhz / clock_mhz_ - 1) > 0.01) return Status::Ok();
+      }
       auto [it, fresh] = known_.emplace(r.workload_key, *r.mean_cost);
       if (!fresh) it->second = std::min(it->second, *r.mean_cost);
     }
