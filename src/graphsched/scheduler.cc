@@ -67,10 +67,9 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const ir::Graph& g, const S
   TP_ASSIGN_OR_RETURN(MergePlanner planner, MergePlanner::analyse(s->graph_));
   s->merges_ = std::make_unique<MergePlanner>(std::move(planner));
   s->merge_timer_ = std::make_unique<MergeTimer>(s->ops_, *s->merges_, s->options_);
-  s->measured_ = std::make_unique<MeasuredStageCost>(*s->profiling_, s->ops_, s->options_.executor.store,
-                                                     s->options_.executor.device_key, s->options_.executor.target,
-                                                     s->merge_timer_.get(), s->options_.stage_repeat,
-                                                     s->options_.cold_stages, s->options_.clock_mhz);
+  s->measured_ = std::make_unique<MeasuredStageCost>(
+      *s->profiling_, s->ops_, s->options_.executor.store, s->options_.executor.device_key, s->options_.executor.target,
+      s->merge_timer_.get(), s->options_.stage_repeat, s->options_.cold_stages, s->options_.clock_mhz);
   return s;
 }
 

@@ -15,8 +15,15 @@ namespace tensorperf::graphsched {
 MeasuredStageCost::MeasuredStageCost(runtime::Executor& profiling, const OpGraph& g, db::RecordStore* store,
                                      std::string device_key, std::string target, MergedStageTimer* merged, int repeat,
                                      bool cold, double clock_mhz)
-    : profiling_(profiling), g_(g), store_(store), device_key_(std::move(device_key)), target_(std::move(target)),
-      merged_(merged), repeat_(repeat), cold_(cold), clock_mhz_(clock_mhz) {}
+    : profiling_(profiling),
+      g_(g),
+      store_(store),
+      device_key_(std::move(device_key)),
+      target_(std::move(target)),
+      merged_(merged),
+      repeat_(repeat),
+      cold_(cold),
+      clock_mhz_(clock_mhz) {}
 
 std::string MeasuredStageCost::content_key(const StageChoice& c) const {
   // What runs, not where in which model: the same stage of another model shares the record.
