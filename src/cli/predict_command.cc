@@ -139,9 +139,16 @@ void run_predict(const PredictOptions& o) {
 
   std::unique_ptr<db::RecordStore> store;
   if (!o.db.empty()) store = check(db::open_store(o.db, db::OpenMode::kRead));
+  // Seconds of (w, c), alone or chained; each program is featurised (a Halide config lowered) once,
+  // however often the choice below and the chains ask for it.
+  std::map<std::string, double> predicted;
   auto predict_one = [&](const ir::Workload& w, const kernels::Config& c, bool chained) {
+    const std::string key = w.key() + "\n" + c.provider + "\n" + c.knobs.dump() + (chained ? "\nchained" : "");
+    if (auto it = predicted.find(key); it != predicted.end()) return it->second;
     costmodel::Sample s = check(costmodel::make_sample(w, c, device.target, device_vector, device_key, chained));
-    return clock_scale * check(model->predict(std::span<const costmodel::Sample>(&s, 1))).at(0);
+    const double seconds = clock_scale * check(model->predict(std::span<const costmodel::Sample>(&s, 1))).at(0);
+    predicted.emplace(key, seconds);
+    return seconds;
   };
   auto native = [](const ir::Workload& w, const kernels::Config& c) {
     auto p = kernels::find_provider(c.provider);

@@ -31,6 +31,18 @@ class RecordSamples : public ::testing::Test {
     store_.reset();
     std::filesystem::remove_all(dir_);
   }
+  // A record of oneDNN's default config of `workload_key` on `device`, with no costs yet.
+  static measure::Record onednn_default(const std::string& workload_key, const measure::Device& device) {
+    const kernels::Provider& onednn = *kernels::find_provider("onednn").value();
+    measure::Record r;
+    r.workload_key = workload_key;
+    r.device_key = device.key();
+    r.target = device.target;
+    r.provider = "onednn";
+    r.config = onednn.default_config(*ir::parse_workload_key(workload_key)).knobs;
+    return r;
+  }
+
   std::filesystem::path dir_;
   std::unique_ptr<db::RecordStore> store_;
 };
@@ -50,14 +62,7 @@ TEST_F(RecordSamples, ARecordWithNativeCostsGivesAChainedSampleToo) {
   const std::string conv = "conv2d|float32[1,16,14,14];float32[16,16,3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];"
                            "strides=[1,1]|relu";
   ASSERT_TRUE(ir::parse_workload_key(conv).ok()) << ir::parse_workload_key(conv).status().message();
-  const kernels::Provider& onednn = *kernels::find_provider("onednn").value();
-  const ir::Workload w = *ir::parse_workload_key(conv);
-  measure::Record chained;
-  chained.workload_key = conv;
-  chained.device_key = device.key();
-  chained.target = device.target;
-  chained.provider = "onednn";
-  chained.config = onednn.default_config(w).knobs;
+  measure::Record chained = onednn_default(conv, device);
   chained.costs = {4e-4, 5e-4, 6e-4};
   chained.native_costs = {1e-4, 2e-4, 3e-4};
   chained.timestamp = 1.7e9;
@@ -96,16 +101,10 @@ TEST_F(RecordSamples, RecordsMeasuredAtAnotherClockThanTheDescriptionsAreCounted
   DeviceTable devices;
   devices.add(device);
   const std::string dense = "dense|float32[1,64];float32[32,64]||bias";
-  const ir::Workload w = *ir::parse_workload_key(dense);
-  const kernels::Provider& onednn = *kernels::find_provider("onednn").value();
+  ASSERT_TRUE(ir::parse_workload_key(dense).ok());
   int config = 0;
   for (double clock : {2096.0, 2100.0, 2596.1, 2595.9, 0.0}) {  // within 1%, within 1%, off, off, not kept
-    measure::Record r;
-    r.workload_key = dense;
-    r.device_key = device.key();
-    r.target = device.target;
-    r.provider = "onednn";
-    r.config = onednn.default_config(w).knobs;
+    measure::Record r = onednn_default(dense, device);
     r.costs = {1e-5};
     r.timestamp = 1.7e9 + config++;  // distinct lines (a store keeps each line once)
     r.clock_mhz = clock;
