@@ -10,12 +10,18 @@
 // where the executor skips their layout conversions: an instance whose input and output the chain
 // keeps native is predicted as the chained program (features' "config.chained_io"), one with one of
 // the two native half-way, the rest as the program alone (runtime/layout_chains.h).
+// The layout ops the executor runs as copies (channels-last concats, concats it cannot place in
+// their output, transposes; runtime/layout_copies.h) are predicted from the device's measured
+// bandwidth and listed beside the kernels.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
 #include <span>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -35,6 +41,7 @@
 #include "measure/device.h"
 #include "runtime/config_choice.h"
 #include "runtime/layout_chains.h"
+#include "runtime/layout_copies.h"
 
 namespace tensorperf::cli {
 namespace {
@@ -62,6 +69,16 @@ struct OpPrediction {
   std::optional<double> measured_s;  // per instance, with --compare
   double chained_share = 0;  // the instances' mean share run chained (both ends 1, one end 0.5)
   double alone_s = 0;        // the prediction with every instance run alone (no chains)
+};
+
+// Layout copies of one op kind, size and thread count (runtime/layout_copies.h).
+struct CopyPrediction {
+  std::string op;  // concat, transpose, ...
+  int64_t bytes = 0;  // read plus written, each
+  int threads = 1;
+  std::vector<std::string> nodes;
+  double predicted_s = 0;            // each
+  std::optional<double> measured_s;  // each, with --compare
 };
 
 void run_predict(const PredictOptions& o) {
@@ -125,10 +142,12 @@ void run_predict(const PredictOptions& o) {
   std::optional<nlohmann::json> run;
   std::map<std::string, std::pair<kernels::Config, std::string>> run_config;  // workload -> (config, source)
   std::map<std::string, std::pair<double, int>> run_ms;                       // workload -> (ms summed, nodes)
+  std::map<std::string, double> run_copy_ms;                                  // layout node -> ms
   if (o.compare) {
     run = run_in_child(o.source, ChildRun{device.threads, o.isa, o.db, o.repeat}, "the comparison run");
     for (const auto& op : run->at("ops")) {
       const std::string w = op.value("workload", "");
+      if (op.value("provider", "") == "layout") run_copy_ms[op.value("name", "")] = op.value("ms", 0.0);
       if (w.empty()) continue;
       run_config[w] = {kernels::Config{op.value("provider", ""), op.value("config", nlohmann::json::object())},
                        op.value("source", "default")};
@@ -205,7 +224,8 @@ void run_predict(const PredictOptions& o) {
     if (auto it = run_ms.find(w.key()); it != run_ms.end()) p.measured_s = it->second.first / 1e3 / it->second.second;
     ops.push_back(std::move(p));
   }
-  // Chains: which instances' activations stay in their kernel's native layout.
+  // Chains: which instances' activations stay in their kernel's native layout; the layout copies.
+  std::vector<CopyPrediction> copies;
   {
     std::map<std::string, size_t> op_of;  // workload key -> ops index
     for (size_t i = 0; i < ops.size(); ++i) op_of[ops[i].task.workload.key()] = i;
@@ -219,7 +239,33 @@ void run_predict(const PredictOptions& o) {
       }
       layouts.push_back(std::move(layout));
     }
-    const std::vector<runtime::ChainedIo> chained = runtime::estimate_chained_io(graph, fused, layouts);
+    std::vector<ir::NodeId> channels_last;
+    const std::vector<runtime::ChainedIo> chained = runtime::estimate_chained_io(graph, fused, layouts, &channels_last);
+    std::map<std::tuple<std::string, int64_t, int>, size_t> copy_of;  // (op, bytes, threads) -> copies index
+    for (const runtime::LayoutCopy& c : runtime::estimate_layout_copies(graph, fused, channels_last)) {
+      const ir::Node& n = graph.node(c.node);
+      const int threads = c.channels_last ? device.threads : 1;
+      const std::tuple<std::string, int64_t, int> key{std::string(ir::op_name(n.op)), c.bytes, threads};
+      auto [it, added] = copy_of.emplace(key, copies.size());
+      if (added) {
+        copies.push_back({std::get<0>(key), c.bytes, threads, {}, 0, std::nullopt});
+        copies.back().predicted_s =
+            clock_scale * runtime::copy_seconds(c.bytes, device.mem_bandwidth_gbs);
+      }
+      copies[it->second].nodes.push_back(n.name);
+    }
+    if (run)
+      for (CopyPrediction& c : copies) {
+        double ms = 0;
+        int found = 0;
+        for (const std::string& n : c.nodes)
+          if (auto it = run_copy_ms.find(n); it != run_copy_ms.end()) {
+            ms += it->second;
+            ++found;
+          }
+        // A copy the run did not make (it placed the concat in its output) measured nothing.
+        c.measured_s = found ? ms / 1e3 / found : 0.0;
+      }
     std::vector<double> share(ops.size(), 0.0);
     for (size_t k = 0; k < fused.size(); ++k)
       if (auto it = op_of.find(fused[k].second.key()); it != op_of.end())
@@ -233,12 +279,25 @@ void run_predict(const PredictOptions& o) {
       p.predicted_s = (1 - p.chained_share) * p.predicted_s + p.chained_share * chained_s;
     }
   }
-  double total = 0, measured_total = 0, alone_total = 0;
+  double total = 0, measured_total = 0, alone_total = 0, copies_total = 0, measured_copies = 0;
   for (const OpPrediction& p : ops) {
     total += p.predicted_s * static_cast<double>(p.task.count);
     alone_total += p.alone_s * static_cast<double>(p.task.count);
     if (p.measured_s) measured_total += *p.measured_s * static_cast<double>(p.task.count);
   }
+  for (const CopyPrediction& c : copies) {
+    copies_total += c.predicted_s * static_cast<double>(c.nodes.size());
+    if (c.measured_s) measured_copies += *c.measured_s * static_cast<double>(c.nodes.size());
+  }
+  total += copies_total;
+  alone_total += copies_total;
+  // Layout copies the run made that the estimate did not name.
+  if (run)
+    for (const auto& [name, ms] : run_copy_ms)
+      if (std::none_of(copies.begin(), copies.end(), [&](const CopyPrediction& c) {
+            return std::find(c.nodes.begin(), c.nodes.end(), name) != c.nodes.end();
+          }))
+        measured_copies += ms / 1e3;
   const double run_p50_s = run ? run->at("latency_ms").at("p50").get<double>() / 1e3 : 0;
 
   if (o.json) {
@@ -247,7 +306,8 @@ void run_predict(const PredictOptions& o) {
                        {"device_vector", vector_source}, {"device_features", device_features_json(device_vector)},
                        {"cost_model", model->kind()},    {"clock_scale", clock_scale},
                        {"predicted_ms", total * 1e3},    {"predicted_alone_ms", alone_total * 1e3},
-                       {"ops", nlohmann::json::array()}};
+                       {"predicted_copies_ms", copies_total * 1e3},
+                       {"ops", nlohmann::json::array()}, {"copies", nlohmann::json::array()}};
     for (const OpPrediction& p : ops) {
       nlohmann::json op{{"workload", p.task.workload.key()}, {"count", p.task.count},
                         {"provider", p.config.provider},     {"source", p.source},
@@ -256,9 +316,17 @@ void run_predict(const PredictOptions& o) {
       if (p.measured_s) op["measured_ms"] = *p.measured_s * 1e3;
       out["ops"].push_back(op);
     }
+    for (const CopyPrediction& c : copies) {
+      nlohmann::json copy{{"op", c.op},           {"count", c.nodes.size()},
+                          {"bytes", c.bytes},     {"threads", c.threads},
+                          {"nodes", c.nodes},     {"predicted_ms", c.predicted_s * 1e3}};
+      if (c.measured_s) copy["measured_ms"] = *c.measured_s * 1e3;
+      out["copies"].push_back(copy);
+    }
     if (run) {
       out["measured_ms"] = run_p50_s * 1e3;
       out["measured_kernels_ms"] = measured_total * 1e3;
+      out["measured_copies_ms"] = measured_copies * 1e3;
       out["error"] = (total - run_p50_s) / run_p50_s;
     }
     std::puts(out.dump(2).c_str());
@@ -294,6 +362,21 @@ void run_predict(const PredictOptions& o) {
                                           : "-"});
     table.add_row(row);
   }
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const CopyPrediction& c = copies[i];
+    const double n = static_cast<double>(c.nodes.size());
+    std::vector<std::string> row = {std::to_string(ops.size() + i + 1), c.op, std::to_string(c.nodes.size()), "layout",
+                                    fmt::format("copy {:.1f} MB, {} thread{}", static_cast<double>(c.bytes) / 1e6,
+                                                c.threads, c.threads == 1 ? "" : "s"),
+                                    "-", fmt::format("{:.3f}", c.predicted_s * 1e3),
+                                    fmt::format("{:.3f}", c.predicted_s * 1e3 * n),
+                                    fmt::format("{:.1f}%", 100 * c.predicted_s * n / total)};
+    if (run)
+      row.insert(row.end(),
+                 {fmt::format("{:.3f}", *c.measured_s * 1e3),
+                  *c.measured_s > 0 ? fmt::format("{:+.1f}%", 100 * (c.predicted_s - *c.measured_s) / *c.measured_s) : "-"});
+    table.add_row(row);
+  }
   std::vector<std::string> footer = {"", "total", "", "", "", "", "", fmt::format("{:.3f}", total * 1e3), "100.0%"};
   if (run)
     footer.insert(footer.end(), {fmt::format("{:.3f}", run_p50_s * 1e3),
@@ -301,8 +384,9 @@ void run_predict(const PredictOptions& o) {
   table.add_footer(footer);
   table.print();
   if (run)
-    std::printf("\nmeasured: whole run p50 %.3f ms (its kernels %.3f ms); predicted: the kernels' sum\n", run_p50_s * 1e3,
-                measured_total * 1e3);
+    std::printf("\nmeasured: whole run p50 %.3f ms (its kernels %.3f ms, its layout copies %.3f ms); predicted: the "
+                "kernels' and copies' sum\n",
+                run_p50_s * 1e3, measured_total * 1e3, measured_copies * 1e3);
 }
 
 }  // namespace
@@ -331,9 +415,10 @@ void register_predict_command(CLI::App& app) {
   cmd->add_flag(
       "--json", o.json,
       "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
-      "measured), device_features, cost_model, clock_scale, predicted_ms, predicted_alone_ms, ops: [{workload, count, "
-      "provider, source, config, predicted_ms, chained_share, predicted_alone_ms, measured_ms?}], measured_ms?, "
-      "measured_kernels_ms?, error?}");
+      "measured), device_features, cost_model, clock_scale, predicted_ms, predicted_alone_ms, predicted_copies_ms, "
+      "ops: [{workload, count, provider, source, config, predicted_ms, chained_share, predicted_alone_ms, "
+      "measured_ms?}], copies: [{op, count, bytes, threads, nodes, predicted_ms, measured_ms?}], measured_ms?, "
+      "measured_kernels_ms?, measured_copies_ms?, error?}");
   cmd->callback([cmd] {
     o.devices_given = cmd->count("--devices") > 0;
     run_predict(o);

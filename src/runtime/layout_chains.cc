@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <utility>
 
 namespace tensorperf::runtime {
 namespace {
@@ -14,7 +15,8 @@ constexpr const char* kChannelsLast = "onednn:nhwc";
 
 std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
                                            std::span<const std::pair<ir::FusedOp, ir::Workload>> fused,
-                                           std::span<const std::string> layouts, int* channels_last_concats) {
+                                           std::span<const std::string> layouts,
+                                           std::vector<ir::NodeId>* channels_last_concats) {
   std::vector<ChainedIo> out(fused.size());
   std::vector<int> owner(g.nodes().size(), -1);  // node -> the fused op it belongs to
   std::vector<int> writer(g.values().size(), -1);  // value -> the fused op whose output it is
@@ -89,15 +91,15 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
   for (std::string& f : family)
     if (f == kAdopt) f.clear();
   std::vector<bool> concat_chained(g.nodes().size(), false);
-  int concats = 0;
+  std::vector<ir::NodeId> concats;
   for (size_t n = 0; n < g.nodes().size(); ++n)
     if (channels_last_concat(static_cast<ir::NodeId>(n))) {
       concat_chained[n] = true;
-      ++concats;
+      concats.push_back(static_cast<ir::NodeId>(n));
       for (ir::NodeId r : consumers[static_cast<size_t>(g.node(static_cast<ir::NodeId>(n)).outputs[0])])
         out[static_cast<size_t>(owner[static_cast<size_t>(r)])].input = true;
     }
-  if (channels_last_concats != nullptr) *channels_last_concats = concats;
+  if (channels_last_concats != nullptr) *channels_last_concats = std::move(concats);
 
   for (size_t i = 0; i < fused.size(); ++i) {
     if (family[i].empty()) continue;

@@ -25,11 +25,12 @@ struct ChainedIo {
 
 // One entry per fused op of `fused` (ir::fuse_graph(g)), whose chosen configs' layout families
 // (Provider::expected_native_layout; empty: plain) are `layouts`, in the same order (the graph's
-// order: producers first). `channels_last_concats`, when given, receives the number of concats
-// estimated to copy channels last (each keeps one more value in a native layout).
+// order: producers first). `channels_last_concats`, when given, receives the concats estimated to
+// copy channels last (each keeps one more value in a native layout), in the graph's node order.
 // REQUIRES: fused.size() == layouts.size(); g validates.
 std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
                                            std::span<const std::pair<ir::FusedOp, ir::Workload>> fused,
-                                           std::span<const std::string> layouts, int* channels_last_concats = nullptr);
+                                           std::span<const std::string> layouts,
+                                           std::vector<ir::NodeId>* channels_last_concats = nullptr);
 
 }  // namespace tensorperf::runtime

@@ -21,6 +21,7 @@
 #include "measure/device.h"
 #include "measure/record.h"
 #include "runtime/layout_chains.h"
+#include "runtime/layout_copies.h"
 
 namespace tensorperf::runtime {
 namespace {
@@ -410,17 +411,68 @@ TEST(Executor, EstimatedChainsAreTheExecutorsChains) {
       Result<const kernels::Provider*> p = kernels::find_provider(it->second->provider);
       layouts.push_back(p.ok() ? (*p)->expected_native_layout(w, {it->second->provider, it->second->config}) : "");
     }
-    int concats = 0;
+    std::vector<ir::NodeId> concats;
     std::vector<ChainedIo> chained = estimate_chained_io(*g, *fused, layouts, &concats);
     int outputs = 0, inputs = 0;
     for (const ChainedIo& c : chained) {
       outputs += c.output;
       inputs += c.input;
     }
-    EXPECT_EQ(outputs + concats, e->native_layout_values()) << model;
+    EXPECT_EQ(outputs + static_cast<int>(concats.size()), e->native_layout_values()) << model;
     EXPECT_GE(inputs, outputs) << model;
     EXPECT_GT(outputs, 5) << model;
   }
+}
+
+// The layout copies estimated before compiling (layout_copies.h) are the layout steps the executor
+// keeps: SqueezeNet's channels-last concats, Inception-V3's and NASNet-A's concats placed in their
+// output (none kept) or copied, BERT's transposes and its reshapes (views), with oneDNN's default
+// configs. Each copy moves its output's bytes twice (read and written).
+TEST(Executor, EstimatedLayoutCopiesAreTheExecutorsLayoutSteps) {
+  ir::ModelOptions small{1, 96};  // Inception-V3's smallest input is 75x75
+  small.seq_len = 16;
+  int channels_last_total = 0, copies_total = 0;
+  for (const char* model : {"squeezenet1_1", "inception_v3", "nasnet_a_mobile", "bert_base"}) {
+    Result<ir::Graph> g = ir::build_model(model, small);
+    ASSERT_TRUE(g.ok()) << model;
+    auto e = load(*g, options(ConfigPolicy::kOnednn));
+    auto fused = ir::fuse_graph(*g);
+    ASSERT_TRUE(fused.ok());
+    std::map<std::string, const StepInfo*> step_at;
+    for (const StepInfo& s : e->steps()) step_at[s.name] = &s;
+    std::vector<std::string> layouts;
+    for (const auto& [f, w] : *fused) {
+      auto it = step_at.find(g->node(f.anchor).name);
+      ASSERT_NE(it, step_at.end()) << model << ": no step at " << g->node(f.anchor).name;
+      Result<const kernels::Provider*> p = kernels::find_provider(it->second->provider);
+      layouts.push_back(p.ok() ? (*p)->expected_native_layout(w, {it->second->provider, it->second->config}) : "");
+    }
+    std::vector<ir::NodeId> channels_last;
+    estimate_chained_io(*g, *fused, layouts, &channels_last);
+    std::set<std::string> estimated, kept;
+    for (const LayoutCopy& c : estimate_layout_copies(*g, *fused, channels_last)) {
+      const ir::Node& n = g->node(c.node);
+      estimated.insert(n.name);
+      int64_t out_bytes = 0;
+      for (ir::ValueId o : n.outputs) out_bytes += g->type(o).num_bytes();
+      EXPECT_EQ(c.bytes, 2 * out_bytes) << model << " " << n.name;
+      channels_last_total += c.channels_last;
+    }
+    for (const StepInfo& s : e->steps())
+      if (s.provider == "layout") kept.insert(s.name);
+    EXPECT_EQ(estimated, kept) << model;
+    copies_total += static_cast<int>(kept.size());
+  }
+  EXPECT_GT(channels_last_total, 0);               // SqueezeNet's
+  EXPECT_GT(copies_total, channels_last_total);     // BERT's transposes at least
+}
+
+// A pure copy of a number of bytes at a measured bandwidth; nothing, or no bandwidth, costs nothing.
+TEST(LayoutCopies, CopySecondsAreBytesOverBandwidth) {
+  EXPECT_DOUBLE_EQ(copy_seconds(2'000'000'000, 50), 0.04);
+  EXPECT_DOUBLE_EQ(copy_seconds(1'000'000, 25), 4e-5);
+  EXPECT_EQ(copy_seconds(0, 50), 0);
+  EXPECT_EQ(copy_seconds(100, 0), 0);
 }
 
 // A Halide kernel in the middle of a chain of oneDNN kernels reads and writes plain tensors: the
