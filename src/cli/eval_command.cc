@@ -292,8 +292,9 @@ void run_eval(const EvalOptions& o) {
     for (const auto& [mhz, n] : off.records)
       std::printf(
           "note: %zu records of %s were measured at %ld MHz; the description of %s says %.0f MHz (another "
-          "host: its vector does not describe them)\n",
-          n, device.c_str(), mhz, off.described_by.c_str(), off.described_mhz);
+          "host: %s)\n",
+          n, device.c_str(), mhz, off.described_by.c_str(), off.described_mhz,
+          off.scaled ? "their seconds are scaled to the described clock" : "its vector does not describe them");
   if (!set.off_clock.empty()) std::printf("\n");
   Table table({{"model"},
                {"split"},

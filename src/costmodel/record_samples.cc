@@ -79,20 +79,25 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     if (!dv.exact &&
         std::find(set.closest_device.begin(), set.closest_device.end(), r.device_key) == set.closest_device.end())
       set.closest_device.push_back(r.device_key);
-    if (const measure::Device* d = devices.find(dv.described_by); !e.chained && d != nullptr && d->clock_mhz > 0 &&
-                                                                  r.clock_mhz > 0 &&
-                                                                  std::abs(r.clock_mhz / d->clock_mhz - 1) > 0.01) {
-      OffClock& off = set.off_clock[r.device_key];
-      off.described_by = dv.described_by;
-      off.described_mhz = d->clock_mhz;
-      ++off.records[std::lround(r.clock_mhz)];
+    // Another host of the key: its seconds at the description's clock, to first order.
+    double clock_scale = 1;
+    if (const measure::Device* d = devices.find(dv.described_by);
+        d != nullptr && d->clock_mhz > 0 && r.clock_mhz > 0 && std::abs(r.clock_mhz / d->clock_mhz - 1) > 0.01) {
+      if (!e.chained) {
+        OffClock& off = set.off_clock[r.device_key];
+        off.described_by = dv.described_by;
+        off.described_mhz = d->clock_mhz;
+        off.scaled = dv.exact && options.clock_normalise;
+        ++off.records[std::lround(r.clock_mhz)];
+      }
+      if (dv.exact && options.clock_normalise) clock_scale = r.clock_mhz / d->clock_mhz;
     }
     Sample s;
     s.program = slot->pooled;
     s.leaves = slot->leaves;
     s.positions = slot->positions;
     s.device = std::move(dv.features);
-    s.seconds = e.chained ? r.median_native_cost() : r.median_cost();
+    s.seconds = clock_scale * (e.chained ? r.median_native_cost() : r.median_cost());
     s.workload = r.workload_key;
     s.device_key = r.device_key;
     s.provider = r.provider;

@@ -19,6 +19,10 @@ namespace tensorperf::costmodel {
 struct SampleSetOptions {
   std::string device_key;  // only this device (empty: all)
   size_t max_samples = 0;  // 0: all; else an even subsample of the records (deterministic)
+  // A record of a described key measured at a clock more than 1% from its description's (another
+  // host of the key) is labelled with its seconds times its clock over the description's: the time
+  // it would take at the description's clock, to first order (tensorperf predict scales back).
+  bool clock_normalise = true;
   // Called now and then with (programs featurised, programs in all).
   std::function<void(size_t, size_t)> progress;
 };
@@ -29,6 +33,7 @@ struct SampleSetOptions {
 struct OffClock {
   std::string described_by;  // the description's key (the device's own, or the closest device's)
   double described_mhz = 0;
+  bool scaled = false;  // their samples were brought to the described clock (SampleSetOptions::clock_normalise)
   std::map<long, size_t> records;  // measured clock in MHz, rounded -> records
 };
 

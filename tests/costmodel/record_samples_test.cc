@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -88,7 +90,8 @@ TEST_F(RecordSamples, ARecordWithNativeCostsGivesAChainedSampleToo) {
 }
 
 // One device key covers hosts of one CPU model at different clocks: records measured at a clock
-// other than their description's are counted, per device and clock.
+// other than their description's are counted, per device and clock, and their seconds brought to
+// the described clock (unless asked not to).
 TEST_F(RecordSamples, RecordsMeasuredAtAnotherClockThanTheDescriptionsAreCounted) {
   measure::Device device;
   device.cpu_model = "AMD EPYC";
@@ -117,6 +120,23 @@ TEST_F(RecordSamples, RecordsMeasuredAtAnotherClockThanTheDescriptionsAreCounted
   EXPECT_EQ(set->off_clock.at(device.key()).records, (std::map<long, size_t>{{2596, 2}}));
   EXPECT_EQ(set->off_clock.at(device.key()).described_by, device.key());
   EXPECT_EQ(set->off_clock.at(device.key()).described_mhz, 2096);
+  EXPECT_TRUE(set->off_clock.at(device.key()).scaled);
+  // 1e-5 s at 2096, 2100 and no clock; 1e-5 x 2596.1 / 2096 and x 2595.9 / 2096.
+  ASSERT_EQ(set->samples.size(), 5u);
+  std::vector<double> got;
+  for (const Sample& s : set->samples) got.push_back(s.seconds);
+  std::sort(got.begin(), got.end());
+  EXPECT_DOUBLE_EQ(got[0], 1e-5);
+  EXPECT_DOUBLE_EQ(got[2], 1e-5);
+  EXPECT_DOUBLE_EQ(got[3], 1e-5 * 2595.9 / 2096);
+  EXPECT_DOUBLE_EQ(got[4], 1e-5 * 2596.1 / 2096);
+
+  SampleSetOptions as_measured;
+  as_measured.clock_normalise = false;
+  auto raw = samples_from_store(*store_, devices, as_measured);
+  ASSERT_TRUE(raw.ok());
+  EXPECT_FALSE(raw->off_clock.at(device.key()).scaled);
+  for (const Sample& s : raw->samples) EXPECT_DOUBLE_EQ(s.seconds, 1e-5);
 }
 
 }  // namespace
