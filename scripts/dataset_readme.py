@@ -43,15 +43,18 @@ def median_cost(r):
 
 
 def paired_runs(records):
-    """{(device, workload, provider, config): (first, last)} of the configs measured (error-free) at least
-    twice on one device, the first and last time at least a minute apart; first and last are
-    (timestamp, median cost)."""
+    """{(device, workload, provider, config, host clock): (first, last)} of the configs measured (error-free)
+    at least twice on one device by one host, the first and last time at least a minute apart; first and
+    last are (timestamp, median cost). One device key covers hosts at different clocks: a record keeps
+    its host's (result.clock_mhz, to 10 MHz; records older than the field count as one host), and
+    measurements of two hosts are no pair."""
     groups = defaultdict(list)
     for r in records:
         c = median_cost(r)
         if r["result"]["error_no"] == 0 and c:
             groups[(r["input"]["device"], r["input"]["workload"], r["input"]["provider"],
-                    json.dumps(r["config"], sort_keys=True))].append((r["result"]["timestamp"], c))
+                    json.dumps(r["config"], sort_keys=True),
+                    round(r["result"].get("clock_mhz", 0) / 10))].append((r["result"]["timestamp"], c))
     out = {}
     for key, runs in groups.items():
         runs.sort()
@@ -134,6 +137,21 @@ def main():
         print(f"| `{key}` | {cpu} | {desc.get('isa', '?')} | {desc.get('threads', '?')} | "
               f"{desc.get('peak_gflops', 0):.0f} | {desc.get('mem_bandwidth_gbs', 0):.1f} | {len(recs)} | {len(ok)} | "
               f"{len({r['input']['workload'] for r in recs})} | {when} | {load} |")
+    hosts = {}  # device -> {clock MHz: records} of the records that keep their host's clock
+    for key, d in devices.items():
+        for r in d["records"]:
+            if r["result"].get("clock_mhz"):
+                c = round(r["result"]["clock_mhz"])
+                hosts.setdefault(key, {})[c] = hosts.setdefault(key, {}).get(c, 0) + 1
+    if hosts:
+        print("\nOne device key covers hosts of one CPU model at different clocks. Records since 2026-11-27 keep")
+        print("their host's (`result.clock_mhz`; the older ones were measured on the host that the description")
+        print("describes); cost-model samples bring those of another clock to the description's:\n")
+        print("| device | description's clock (MHz) | records that keep their host's clock |")
+        print("|---|---|---|")
+        for key, clocks in hosts.items():
+            desc_mhz = devices[key]["desc"].get("clock_mhz", 0)
+            print(f"| `{key}` | {desc_mhz:.0f} | " + ", ".join(f"{n} at {c} MHz" for c, n in sorted(clocks.items())) + " |")
     print("\n## Records per model and device\n")
     print("A record counts for every model that has its workload. `covered`: devices holding records of every one")
     print("of the model's workloads.\n")

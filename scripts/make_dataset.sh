@@ -19,11 +19,16 @@
 # the dataset too. It waits while the project builds (measuring then would be noise).
 #
 # Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--first-round F] [--per-round N] [--db FILE] [--export-only]
+#                                [--native-top-up]
 #   --hours H       stop starting new steps after H hours (default: no limit)
 #   --rounds R      tuning rounds (default 6); round r brings each workload to r x N trials per device
 #   --first-round F start at round F (default 1): the rounds before it are done on this machine's devices
 #   --per-round N   trials per workload and round (default 6)
 #   --export-only   only export the database into data/measurements/ and rewrite its README
+#   --native-top-up only measure oneDNN's default configs of every step again on this machine's devices and
+#                   import the records that time a program in native layouts which the device has no such
+#                   record of (kernels that gained native costs after they were measured: oneDNN's pools),
+#                   then export
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 TP="$ROOT/build/tensorperf"
@@ -35,6 +40,7 @@ ROUNDS=6
 FIRST_ROUND=1
 PER_ROUND=6
 EXPORT_ONLY=0
+NATIVE_TOP_UP=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --hours) HOURS="$2"; shift 2 ;;
@@ -43,7 +49,8 @@ while [[ $# -gt 0 ]]; do
     --per-round) PER_ROUND="$2"; shift 2 ;;
     --db) DB="$2"; shift 2 ;;
     --export-only) EXPORT_ONLY=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --native-top-up) NATIVE_TOP_UP=1; shift ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -119,6 +126,28 @@ declare -A NTASKS
 for s in "${STEPS[@]}"; do NTASKS["$s"]=$(tasks_of $s); done
 
 trap 'echo; echo "make_dataset: stopped; $(records) records in $DB; run again to continue"; exit 130' INT TERM
+
+if [[ "$NATIVE_TOP_UP" == 1 ]]; then
+  for isa in "${ISAS[@]}"; do
+    for t in "${THREADS[@]}"; do
+      key="$(device_key "$isa" "$t")"
+      for s in "${STEPS[@]}"; do
+        out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 3; }
+        read -r model batch <<< "$s"
+        new="$WORK/native-$model-b$batch-$isa-t$t.jsonl"
+        wait_for_builds
+        "$TP" profile --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --provider onednn --configs-per-task 1 \
+          --repeat 3 --min-repeat-ms 10 --out "$new" --json > /dev/null 2>> "$WORK/last_native.log" ||
+          { echo "make_dataset: profile of $model b$batch on $isa t$t failed (see $WORK/last_native.log); going on"; continue; }
+        "$TP" db export --all --db "$DB" --device "$key" | python3 "$ROOT/scripts/native_costs_missing.py" - "$new" > "$new.missing"
+        [[ -s "$new.missing" ]] && "$TP" db import --db "$DB" "$new.missing" > /dev/null
+        echo "[native top-up] $isa t$t $model b$batch: +$(grep -c . "$new.missing") records ($(records) in all)"
+      done
+    done
+  done
+  export_dataset
+  exit 0
+fi
 echo "make_dataset: devices: ISA ${ISAS[*]} x threads ${THREADS[*]}; ${#STEPS[@]} model/batch steps; $ROUNDS rounds of $PER_ROUND trials per workload; $(records) records so far"
 for ((round = FIRST_ROUND; round <= ROUNDS; round++)); do
   tuner="${TUNERS[$(( (round - 1) % ${#TUNERS[@]} ))]}"

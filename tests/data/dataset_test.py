@@ -2,8 +2,8 @@
 """The committed measurement dataset (data/measurements/) and the scripts that make it.
 
 Checks what the dataset promises its users and what its README says of it:
-  - the noise-pair count of scripts/dataset_readme.py (pairs are per device, at least a minute apart,
-    error-free records only), on hand-made records;
+  - the noise-pair count of scripts/dataset_readme.py (pairs are per device and host clock, at least a
+    minute apart, error-free records only), on hand-made records;
   - the fault test of scripts/drop_faulty_records.py, on hand-made records;
   - the committed files: at least 40,000 records on at least 6 devices, each device with its description,
     every zoo model's workloads (batch 1 and the batch-8 set) on at least 4 devices, at least 2% of the
@@ -63,6 +63,17 @@ class NoisePairs(unittest.TestCase):
               record("d-t2", "w", {"x": 1}, 1.0, 3000.0, provider="onednn"),
               record("d-t2", "w", {"x": 1}, 1.0, 4000.0, error_no=4)]
         self.assertEqual(readme.noise_pairs(rs), [])
+
+    def test_measurements_of_two_hosts_of_one_device_key_are_no_pair(self):
+        other_host = record("d-t2", "w", {"x": 1}, 0.8, 2000.0)
+        other_host["result"]["clock_mhz"] = 2596.1
+        same_host = record("d-t2", "w", {"x": 1}, 0.9, 3000.0)
+        same_host["result"]["clock_mhz"] = 2598.0
+        rs = [record("d-t2", "w", {"x": 1}, 1.0, 1000.0), other_host]  # no clock kept: the dataset's first host
+        self.assertEqual(readme.noise_pairs(rs), [])
+        pairs = readme.noise_pairs(rs + [same_host])
+        self.assertEqual(len(pairs), 1)
+        self.assertAlmostEqual(pairs[0], 0.125)
 
     def test_three_measurements_are_one_pair_of_the_first_and_last(self):
         rs = [record("d-t2", "w", {"x": 1}, 1.0, 1000.0), record("d-t2", "w", {"x": 1}, 4.0, 1100.0),
