@@ -441,35 +441,46 @@ TEST_F(TempDb, PredictedSearchMeasuresTheConcurrentStagesItPicksUntilItsSchedule
   // 32x32 images: convolutions too small for two threads each, so that running two at once pays on
   // any CPU (at 64x64 with channels-last chains, some CPUs find no concurrent stage worth it).
   const ir::Graph g = model("squeezenet1_1", 32);
-  Result<std::unique_ptr<db::RecordStore>> opened = db::open_store(path_, db::OpenMode::kCreate);
-  ASSERT_TRUE(opened.ok()) << opened.status().message();
-  SchedulerOptions so;
-  so.executor = options(runtime::ConfigPolicy::kOnednn);
-  so.executor.store = opened->get();
-  so.stage_repeat = 2;
-  so.verify_rounds = 16;  // until a round finds nothing new
-  Result<std::unique_ptr<Scheduler>> scheduler = Scheduler::create(g, so);
-  ASSERT_TRUE(scheduler.ok()) << scheduler.status().message();
   SearchOptions search;
   search.strategy = Strategy::kParallel;
   search.threads = 2;
-  Result<Plan> first = (*scheduler)->plan(search, CostKind::kPredicted);
-  ASSERT_TRUE(first.ok()) << first.status().message();
+  // Whether a concurrent stage pays is a timing: on a machine busy with other work the search has
+  // found none (once, beside another test measuring stages). It searches again on an empty store, at
+  // most three times, until its schedule has one: the checks below are about such stages.
+  Result<std::unique_ptr<db::RecordStore>> opened = Status::Internal("not opened");
+  Result<std::unique_ptr<Scheduler>> scheduler = Status::Internal("not created");
+  Result<Plan> first = Status::Internal("not searched");
+  int concurrent = 0;
+  for (int attempt = 0; attempt < 3 && concurrent == 0; ++attempt) {
+    scheduler = Status::Internal("not created");
+    opened = Status::Internal("not opened");
+    TearDown();
+    opened = db::open_store(path_, db::OpenMode::kCreate);
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    SchedulerOptions so;
+    so.executor = options(runtime::ConfigPolicy::kOnednn);
+    so.executor.store = opened->get();
+    so.stage_repeat = 2;
+    so.verify_rounds = 16;  // until a round finds nothing new
+    scheduler = Scheduler::create(g, so);
+    ASSERT_TRUE(scheduler.ok()) << scheduler.status().message();
+    first = (*scheduler)->plan(search, CostKind::kPredicted);
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    for (const StageChoice& c : first->search.stages) concurrent += c.groups.size() >= 2;
+  }
+  ASSERT_GT(concurrent, 0) << "three searches found no concurrent stage worth it";
   EXPECT_GT(first->measured, 0);  // operators alone, and the stages the contention model was fitted on
   EXPECT_GT((*scheduler)->contention_samples(), 0u) << "squeezenet's fire modules have concurrent stages";
   EXPECT_GT((*scheduler)->contention().scale, 0.0);
   EXPECT_GE((*scheduler)->contention().shared, 0.0);
   // Every concurrent stage of the schedule was measured, and costs what it measured: a second search
   // finds nothing new to check.
-  int concurrent = 0;
   for (const StageChoice& c : first->search.stages) {
     if (c.groups.size() < 2) continue;
-    ++concurrent;
     Result<double> measured = (*scheduler)->stage_cost(c);
     ASSERT_TRUE(measured.ok()) << measured.status().message();
     EXPECT_DOUBLE_EQ(c.cost_s, *measured);
   }
-  EXPECT_GT(concurrent, 0);
   const size_t samples = (*scheduler)->contention_samples();
   Result<Plan> second = (*scheduler)->plan(search, CostKind::kPredicted);
   ASSERT_TRUE(second.ok()) << second.status().message();
