@@ -73,7 +73,7 @@ struct OpPrediction {
 
 // Layout copies of one op kind, size and thread count (runtime/layout_copies.h).
 struct CopyPrediction {
-  std::string op;  // concat, transpose, ...
+  std::string op;     // concat, transpose, ...
   int64_t bytes = 0;  // read plus written, each
   int threads = 1;
   std::vector<std::string> nodes;
@@ -249,8 +249,7 @@ void run_predict(const PredictOptions& o) {
       auto [it, added] = copy_of.emplace(key, copies.size());
       if (added) {
         copies.push_back({std::get<0>(key), c.bytes, threads, {}, 0, std::nullopt});
-        copies.back().predicted_s =
-            clock_scale * runtime::copy_seconds(c.bytes, device.mem_bandwidth_gbs);
+        copies.back().predicted_s = clock_scale * runtime::copy_seconds(c.bytes, device.mem_bandwidth_gbs);
       }
       copies[it->second].nodes.push_back(n.name);
     }
@@ -301,13 +300,19 @@ void run_predict(const PredictOptions& o) {
   const double run_p50_s = run ? run->at("latency_ms").at("p50").get<double>() / 1e3 : 0;
 
   if (o.json) {
-    nlohmann::json out{{"model", o.source.name()},       {"batch", graph.batch()},
-                       {"device", device_key},           {"described_by", device.key()},
-                       {"device_vector", vector_source}, {"device_features", device_features_json(device_vector)},
-                       {"cost_model", model->kind()},    {"clock_scale", clock_scale},
-                       {"predicted_ms", total * 1e3},    {"predicted_alone_ms", alone_total * 1e3},
+    nlohmann::json out{{"model", o.source.name()},
+                       {"batch", graph.batch()},
+                       {"device", device_key},
+                       {"described_by", device.key()},
+                       {"device_vector", vector_source},
+                       {"device_features", device_features_json(device_vector)},
+                       {"cost_model", model->kind()},
+                       {"clock_scale", clock_scale},
+                       {"predicted_ms", total * 1e3},
+                       {"predicted_alone_ms", alone_total * 1e3},
                        {"predicted_copies_ms", copies_total * 1e3},
-                       {"ops", nlohmann::json::array()}, {"copies", nlohmann::json::array()}};
+                       {"ops", nlohmann::json::array()},
+                       {"copies", nlohmann::json::array()}};
     for (const OpPrediction& p : ops) {
       nlohmann::json op{{"workload", p.task.workload.key()}, {"count", p.task.count},
                         {"provider", p.config.provider},     {"source", p.source},
@@ -317,9 +322,8 @@ void run_predict(const PredictOptions& o) {
       out["ops"].push_back(op);
     }
     for (const CopyPrediction& c : copies) {
-      nlohmann::json copy{{"op", c.op},           {"count", c.nodes.size()},
-                          {"bytes", c.bytes},     {"threads", c.threads},
-                          {"nodes", c.nodes},     {"predicted_ms", c.predicted_s * 1e3}};
+      nlohmann::json copy{{"op", c.op},           {"count", c.nodes.size()}, {"bytes", c.bytes},
+                          {"threads", c.threads}, {"nodes", c.nodes},        {"predicted_ms", c.predicted_s * 1e3}};
       if (c.measured_s) copy["measured_ms"] = *c.measured_s * 1e3;
       out["copies"].push_back(copy);
     }
@@ -365,16 +369,21 @@ void run_predict(const PredictOptions& o) {
   for (size_t i = 0; i < copies.size(); ++i) {
     const CopyPrediction& c = copies[i];
     const double n = static_cast<double>(c.nodes.size());
-    std::vector<std::string> row = {std::to_string(ops.size() + i + 1), c.op, std::to_string(c.nodes.size()), "layout",
+    std::vector<std::string> row = {std::to_string(ops.size() + i + 1),
+                                    c.op,
+                                    std::to_string(c.nodes.size()),
+                                    "layout",
                                     fmt::format("copy {:.1f} MB, {} thread{}", static_cast<double>(c.bytes) / 1e6,
                                                 c.threads, c.threads == 1 ? "" : "s"),
-                                    "-", fmt::format("{:.3f}", c.predicted_s * 1e3),
+                                    "-",
+                                    fmt::format("{:.3f}", c.predicted_s * 1e3),
                                     fmt::format("{:.3f}", c.predicted_s * 1e3 * n),
                                     fmt::format("{:.1f}%", 100 * c.predicted_s * n / total)};
     if (run)
-      row.insert(row.end(),
-                 {fmt::format("{:.3f}", *c.measured_s * 1e3),
-                  *c.measured_s > 0 ? fmt::format("{:+.1f}%", 100 * (c.predicted_s - *c.measured_s) / *c.measured_s) : "-"});
+      row.insert(
+          row.end(),
+          {fmt::format("{:.3f}", *c.measured_s * 1e3),
+           *c.measured_s > 0 ? fmt::format("{:+.1f}%", 100 * (c.predicted_s - *c.measured_s) / *c.measured_s) : "-"});
     table.add_row(row);
   }
   std::vector<std::string> footer = {"", "total", "", "", "", "", "", fmt::format("{:.3f}", total * 1e3), "100.0%"};
@@ -384,9 +393,10 @@ void run_predict(const PredictOptions& o) {
   table.add_footer(footer);
   table.print();
   if (run)
-    std::printf("\nmeasured: whole run p50 %.3f ms (its kernels %.3f ms, its layout copies %.3f ms); predicted: the "
-                "kernels' and copies' sum\n",
-                run_p50_s * 1e3, measured_total * 1e3, measured_copies * 1e3);
+    std::printf(
+        "\nmeasured: whole run p50 %.3f ms (its kernels %.3f ms, its layout copies %.3f ms); predicted: the "
+        "kernels' and copies' sum\n",
+        run_p50_s * 1e3, measured_total * 1e3, measured_copies * 1e3);
 }
 
 }  // namespace

@@ -53,8 +53,8 @@ std::vector<LayoutCopy> estimate_layout_copies(const ir::Graph& g,
       const bool node_output = value.kind == ir::ValueKind::kNodeOutput;
       const bool concat_output = node_output && g.node(value.producer).op == ir::OpKind::kConcat;
       const size_t i = static_cast<size_t>(v);
-      in_place = in_place && node_output && (written[i] || concat_output) && !placed[i] && !view[i] &&
-                 seen.insert(v).second;
+      in_place =
+          in_place && node_output && (written[i] || concat_output) && !placed[i] && !view[i] && seen.insert(v).second;
     }
     if (in_place) {
       for (ir::ValueId v : n.inputs) placed[static_cast<size_t>(v)] = true;

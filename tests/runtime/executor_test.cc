@@ -463,8 +463,8 @@ TEST(Executor, EstimatedLayoutCopiesAreTheExecutorsLayoutSteps) {
     EXPECT_EQ(estimated, kept) << model;
     copies_total += static_cast<int>(kept.size());
   }
-  EXPECT_GT(channels_last_total, 0);               // SqueezeNet's
-  EXPECT_GT(copies_total, channels_last_total);     // BERT's transposes at least
+  EXPECT_GT(channels_last_total, 0);             // SqueezeNet's
+  EXPECT_GT(copies_total, channels_last_total);  // BERT's transposes at least
 }
 
 // A pure copy of a number of bytes at a measured bandwidth; nothing, or no bandwidth, costs nothing.
