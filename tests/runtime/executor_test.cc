@@ -392,6 +392,26 @@ TEST(Executor, BlockedLayoutsPropagateThroughChainsOfOnednnKernels) {
   EXPECT_LE(relative_error(run(*e), run(*reference)), 1e-3);
 }
 
+// Each fused op's layout family as the executor's step for it runs it (Provider::expected_native_layout
+// of the step's config), in the fused ops' order; a fused op with no step is a failure, left out.
+std::vector<std::string> step_layouts(const ir::Graph& g,
+                                      const std::vector<std::pair<ir::FusedOp, ir::Workload>>& fused,
+                                      const Executor& e) {
+  std::map<std::string, const StepInfo*> step_at;  // anchor node name -> step
+  for (const StepInfo& s : e.steps()) step_at[s.name] = &s;
+  std::vector<std::string> layouts;
+  for (const auto& [f, w] : fused) {
+    auto it = step_at.find(g.node(f.anchor).name);
+    if (it == step_at.end()) {
+      ADD_FAILURE() << "no step at " << g.node(f.anchor).name;
+      continue;
+    }
+    Result<const kernels::Provider*> p = kernels::find_provider(it->second->provider);
+    layouts.push_back(p.ok() ? (*p)->expected_native_layout(w, {it->second->provider, it->second->config}) : "");
+  }
+  return layouts;
+}
+
 // The estimate made before compiling (layout_chains.h) chains the activations the executor keeps in
 // native layouts, on models with residual adds (ResNet-18), depthwise convs (MobileNet-V2) and
 // concats (SqueezeNet), with oneDNN's default configs.
@@ -402,15 +422,8 @@ TEST(Executor, EstimatedChainsAreTheExecutorsChains) {
     auto e = load(*g, options(ConfigPolicy::kOnednn));
     auto fused = ir::fuse_graph(*g);
     ASSERT_TRUE(fused.ok());
-    std::map<std::string, const StepInfo*> step_at;  // anchor node name -> step
-    for (const StepInfo& s : e->steps()) step_at[s.name] = &s;
-    std::vector<std::string> layouts;
-    for (const auto& [f, w] : *fused) {
-      auto it = step_at.find(g->node(f.anchor).name);
-      ASSERT_NE(it, step_at.end()) << model << ": no step at " << g->node(f.anchor).name;
-      Result<const kernels::Provider*> p = kernels::find_provider(it->second->provider);
-      layouts.push_back(p.ok() ? (*p)->expected_native_layout(w, {it->second->provider, it->second->config}) : "");
-    }
+    const std::vector<std::string> layouts = step_layouts(*g, *fused, *e);
+    ASSERT_EQ(layouts.size(), fused->size()) << model;
     std::vector<ir::NodeId> concats;
     std::vector<ChainedIo> chained = estimate_chained_io(*g, *fused, layouts, &concats);
     int outputs = 0, inputs = 0;
@@ -438,15 +451,8 @@ TEST(Executor, EstimatedLayoutCopiesAreTheExecutorsLayoutSteps) {
     auto e = load(*g, options(ConfigPolicy::kOnednn));
     auto fused = ir::fuse_graph(*g);
     ASSERT_TRUE(fused.ok());
-    std::map<std::string, const StepInfo*> step_at;
-    for (const StepInfo& s : e->steps()) step_at[s.name] = &s;
-    std::vector<std::string> layouts;
-    for (const auto& [f, w] : *fused) {
-      auto it = step_at.find(g->node(f.anchor).name);
-      ASSERT_NE(it, step_at.end()) << model << ": no step at " << g->node(f.anchor).name;
-      Result<const kernels::Provider*> p = kernels::find_provider(it->second->provider);
-      layouts.push_back(p.ok() ? (*p)->expected_native_layout(w, {it->second->provider, it->second->config}) : "");
-    }
+    const std::vector<std::string> layouts = step_layouts(*g, *fused, *e);
+    ASSERT_EQ(layouts.size(), fused->size()) << model;
     std::vector<ir::NodeId> channels_last;
     estimate_chained_io(*g, *fused, layouts, &channels_last);
     std::set<std::string> estimated, kept;
