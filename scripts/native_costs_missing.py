@@ -32,7 +32,7 @@ def main():
             continue
         r = json.loads(line)
         p = program(r)
-        if r["result"].get("error_no", 0) == 0 and r["result"].get("native_costs") and p not in timed | printed:
+        if r["result"].get("error_no", 0) == 0 and r["result"].get("native_costs") and p not in timed and p not in printed:
             printed.add(p)
             print(line.rstrip("\n"))
 

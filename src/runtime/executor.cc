@@ -77,8 +77,6 @@ struct Free {
   void operator()(std::byte* p) const { std::free(p); }
 };
 
-bool is_alias_layout(OpKind op) { return op == OpKind::kReshape || op == OpKind::kFlatten; }
-
 // Runs one step; `kernel` overrides the step's own (time_stage's kernels of other thread counts).
 Status run_step(Step& s, kernels::Kernel* kernel = nullptr) {
   if (s.weight_views[0]) {
@@ -848,9 +846,7 @@ Status Executor::Impl::plan_memory_and_bind() {
       view_of[s.out[0]] = {{in, 0}};
     } else if (s.op == OpKind::kSplit) {
       const ir::TensorType& t = g.type(in);
-      int64_t axis = s.attrs.get_int("axis", 0);
-      if (axis < 0) axis += t.rank();
-      if (outer_extent(t.shape, axis) == 1) {
+      if (outer_extent(t.shape, normalized_axis(s.attrs.get_int("axis", 0), t.rank())) == 1) {
         int64_t at = 0;
         for (ValueId o : s.out) {
           view_of[o] = {{in, at}};
@@ -875,9 +871,7 @@ Status Executor::Impl::plan_memory_and_bind() {
       continue;
     }
     const ir::TensorType& t = g.type(s.out[0]);
-    int64_t axis = s.attrs.get_int("axis", 1);
-    if (axis < 0) axis += t.rank();
-    bool ok = outer_extent(t.shape, axis) == 1;
+    bool ok = outer_extent(t.shape, normalized_axis(s.attrs.get_int("axis", 1), t.rank())) == 1;
     std::set<ValueId> seen;
     for (const TensorRef& r : s.in) {
       const ValueId v = r.value;

@@ -5,11 +5,6 @@
 #include "runtime/layout_kernels.h"
 
 namespace tensorperf::runtime {
-namespace {
-
-int64_t normalized(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
-
-}  // namespace
 
 std::vector<LayoutCopy> estimate_layout_copies(const ir::Graph& g,
                                                std::span<const std::pair<ir::FusedOp, ir::Workload>> fused,
@@ -28,10 +23,10 @@ std::vector<LayoutCopy> estimate_layout_copies(const ir::Graph& g,
   for (ir::NodeId id : order) {
     const ir::Node& n = g.node(id);
     if (ir::op_category(n.op) != ir::OpCategory::kLayout || n.op == ir::OpKind::kConcat) continue;
-    bool views = n.op == ir::OpKind::kReshape || n.op == ir::OpKind::kFlatten;
+    bool views = is_alias_layout(n.op);
     if (n.op == ir::OpKind::kSplit) {
       const ir::TensorType& t = g.type(n.inputs[0]);
-      views = outer_extent(t.shape, normalized(n.attrs.get_int("axis", 0), t.rank())) == 1;
+      views = outer_extent(t.shape, normalized_axis(n.attrs.get_int("axis", 0), t.rank())) == 1;
     }
     for (ir::ValueId o : n.outputs) (views ? view : written)[static_cast<size_t>(o)] = true;
     copies[static_cast<size_t>(id)] = !views;
@@ -46,7 +41,7 @@ std::vector<LayoutCopy> estimate_layout_copies(const ir::Graph& g,
       continue;
     }
     const ir::TensorType& t = g.type(n.outputs[0]);
-    bool in_place = outer_extent(t.shape, normalized(n.attrs.get_int("axis", 1), t.rank())) == 1;
+    bool in_place = outer_extent(t.shape, normalized_axis(n.attrs.get_int("axis", 1), t.rank())) == 1;
     std::set<ir::ValueId> seen;
     for (ir::ValueId v : n.inputs) {
       const ir::Value& value = g.value(v);

@@ -8,8 +8,6 @@ namespace {
 
 using kernels::HostTensor;
 
-int64_t normalized_axis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
-
 int64_t inner_extent(const ir::Shape& shape, int64_t axis) {
   int64_t n = 1;
   for (size_t d = axis + 1; d < shape.size(); ++d) n *= shape[d];
@@ -80,6 +78,10 @@ void gather(const std::byte* in, const ir::Shape& in_shape, std::byte* out, cons
 }
 
 }  // namespace
+
+int64_t normalized_axis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
+
+bool is_alias_layout(ir::OpKind op) { return op == ir::OpKind::kReshape || op == ir::OpKind::kFlatten; }
 
 int64_t outer_extent(const ir::Shape& shape, int64_t axis) {
   int64_t n = 1;

@@ -24,6 +24,12 @@ Status run_layout_op(ir::OpKind op, const ir::Attrs& attrs, const std::vector<co
 Status run_channels_last_concat(const std::vector<const kernels::HostTensor*>& inputs, kernels::HostTensor& output,
                                 int threads = 1);
 
+// `axis` counted from the front: a negative one from the back of `rank` dimensions.
+int64_t normalized_axis(int64_t axis, int64_t rank);
+
+// Reshape and flatten: the output is the input's memory under another shape (a view, never a copy).
+bool is_alias_layout(ir::OpKind op);
+
 // Product of the dimensions before `axis` (the number of separate blocks a concat or split along
 // `axis` moves). When it is 1, every part is one contiguous range of the whole.
 int64_t outer_extent(const ir::Shape& shape, int64_t axis);
