@@ -37,6 +37,7 @@
 #include "costmodel/device_table.h"
 #include "db/record_store.h"
 #include "ir/task_extraction.h"
+#include "kernels/onednn/layout_passing_kernel.h"
 #include "kernels/provider.h"
 #include "measure/device.h"
 #include "runtime/config_choice.h"
@@ -266,9 +267,13 @@ void run_predict(const PredictOptions& o) {
         c.measured_s = found ? ms / 1e3 / found : 0.0;
       }
     std::vector<double> share(ops.size(), 0.0);
-    for (size_t k = 0; k < fused.size(); ++k)
+    for (size_t k = 0; k < fused.size(); ++k) {
+      // An element-wise plain kernel that passes its inputs' layout through costs what it costs in
+      // plain tensors (it computes the same elements in another order): no chained prediction.
+      if (layouts[k].empty() && kernels::onednn::passes_layouts_through(fused[k].second)) continue;
       if (auto it = op_of.find(fused[k].second.key()); it != op_of.end())
         share[it->second] += 0.5 * (chained[k].input + chained[k].output);
+    }
     for (size_t i = 0; i < ops.size(); ++i) {
       OpPrediction& p = ops[i];
       p.alone_s = p.predicted_s;

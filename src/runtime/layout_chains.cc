@@ -5,11 +5,14 @@
 #include <set>
 #include <utility>
 
+#include "kernels/onednn/layout_passing_kernel.h"
+
 namespace tensorperf::runtime {
 namespace {
 
 constexpr const char* kAdopt = "onednn:adopt";
 constexpr const char* kChannelsLast = "onednn:nhwc";
+constexpr const char* kPass = "pass";  // an element-wise plain kernel not yet given a layout
 
 }  // namespace
 
@@ -31,6 +34,19 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
   std::vector<bool> graph_output(g.values().size(), false);
   for (ir::ValueId v : g.outputs()) graph_output[static_cast<size_t>(v)] = true;
   std::vector<std::string> family(layouts.begin(), layouts.end());
+  // Element-wise plain kernels that pass the layout of their inputs through
+  // (kernels/onednn/layout_passing_kernel.h): any full-shape input may take it.
+  std::vector<bool> passes(fused.size(), false);
+  for (size_t i = 0; i < fused.size(); ++i)
+    if (family[i].empty() && kernels::onednn::passes_layouts_through(fused[i].second)) {
+      passes[i] = true;
+      family[i] = kPass;
+    }
+  auto full_input = [&](int j, ir::ValueId v) { return g.type(v).shape == fused[static_cast<size_t>(j)].second.output.shape; };
+  auto can_pass = [&](int j, const std::string& f) {
+    const std::string& fj = family[static_cast<size_t>(j)];
+    return fj == f || (fj == kPass && kernels::onednn::passes_layout_family(fused[static_cast<size_t>(j)].second, f));
+  };
 
   // Every reader of v takes family f for it: the anchor of a kernel of family f (or of one that
   // adopts its producer's) reading v as its activation input, or the residual add of such a
@@ -43,7 +59,9 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
       if (j < 0 || j == except) return false;
       const ir::Node& node = g.node(r);
       const std::string& fj = family[static_cast<size_t>(j)];
-      if (r == fused[static_cast<size_t>(j)].first.anchor) {
+      if (r == fused[static_cast<size_t>(j)].first.anchor && passes[static_cast<size_t>(j)]) {
+        if (!full_input(j, v) || !can_pass(j, f)) return false;
+      } else if (r == fused[static_cast<size_t>(j)].first.anchor) {
         for (size_t k = 0; k < node.inputs.size(); ++k)
           if (node.inputs[k] == v && k != 0) return false;
         if (fj != f && fj != kAdopt) return false;
@@ -69,9 +87,40 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
     }
     return readers_take(n.outputs[0], kChannelsLast, -1);
   };
+  // The family value v's producer writes ("": none), for a reader that adopts it.
+  auto written = [&](ir::ValueId v) -> std::string {
+    if (const int w = writer[static_cast<size_t>(v)];
+        w >= 0 && family[static_cast<size_t>(w)] != kAdopt && family[static_cast<size_t>(w)] != kPass)
+      return family[static_cast<size_t>(w)];
+    if (const ir::Value& value = g.value(v); value.kind == ir::ValueKind::kNodeOutput && channels_last_concat(value.producer))
+      return kChannelsLast;
+    return "";
+  };
+  // Every element-wise reader of v not given a layout yet takes f (the executor adopts it for all
+  // readers of v at once).
+  auto pass_readers_take = [&](ir::ValueId v, const std::string& f) {
+    for (ir::NodeId r : consumers[static_cast<size_t>(v)])
+      if (const int j = owner[static_cast<size_t>(r)]; j >= 0 && family[static_cast<size_t>(j)] == kPass)
+        family[static_cast<size_t>(j)] = f;
+  };
   // Adoption, in order: a kernel of family "onednn:adopt" takes its producer's family when every
-  // reader of that value takes it too; else it stays plain.
+  // reader of that value takes it too; else it stays plain. An element-wise kernel takes the family
+  // of its first full-shape input whose producer writes one that every reader of it takes.
   for (size_t i = 0; i < fused.size(); ++i) {
+    if (family[i] == kPass) {
+      const ir::Node& anchor = g.node(fused[i].first.anchor);
+      for (ir::ValueId v : anchor.inputs) {
+        if (!full_input(static_cast<int>(i), v)) continue;
+        const std::string f = written(v);
+        if (f.empty() || !kernels::onednn::passes_layout_family(fused[i].second, f) ||
+            !readers_take(v, f, writer[static_cast<size_t>(v)]))
+          continue;
+        pass_readers_take(v, f);
+        break;
+      }
+      if (family[i] == kPass) family[i].clear();
+      continue;
+    }
     if (family[i] != kAdopt) continue;
     const ir::Node& anchor = g.node(fused[i].first.anchor);
     if (anchor.inputs.empty()) {
@@ -86,10 +135,12 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
                value.kind == ir::ValueKind::kNodeOutput && channels_last_concat(value.producer)) {
       f = kChannelsLast;
     }
-    family[i] = !f.empty() && readers_take(v, f, writer[static_cast<size_t>(v)]) ? f : "";
+    const bool take = !f.empty() && readers_take(v, f, writer[static_cast<size_t>(v)]);
+    family[i] = take ? f : "";
+    if (take) pass_readers_take(v, f);
   }
   for (std::string& f : family)
-    if (f == kAdopt) f.clear();
+    if (f == kAdopt || f == kPass) f.clear();
   std::vector<bool> concat_chained(g.nodes().size(), false);
   std::vector<ir::NodeId> concats;
   for (size_t n = 0; n < g.nodes().size(); ++n)

@@ -1,5 +1,7 @@
 #include "kernels/onednn/onednn_provider.h"
 
+#include "kernels/onednn/onednn_layout.h"
+
 #include <algorithm>
 
 #include <omp.h>
@@ -38,11 +40,6 @@ Status limit_isa(const std::string& target) {
     return Status::Unsupported("oneDNN refused the ISA limit for target '" + target + "'");
   fixed = isa;
   return Status::Ok();
-}
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
 }
 
 Tag plain_tag(size_t rank) {
@@ -120,32 +117,6 @@ Result<PostOps> make_post_ops(const ir::Workload& w, bool has_native_bias, const
   }
   p.attr.set_post_ops(ops);
   return p;
-}
-
-// A key that names a memory desc's layout: equal keys, equal bytes for the same logical tensor.
-std::string layout_key(const memory::desc& d) {
-  const dnnl_memory_desc_t& m = d.data;
-  std::string key = "onednn:" + std::to_string(static_cast<int>(m.data_type)) + ":" +
-                    std::to_string(static_cast<int>(m.format_kind)) + ":" + std::to_string(m.offset0);
-  auto list = [&](const char* name, const dnnl_dim_t* v, int n) {
-    key += std::string(";") + name + "=";
-    for (int i = 0; i < n; ++i) key += (i ? "," : "") + std::to_string(v[i]);
-  };
-  list("dims", m.dims, m.ndims);
-  list("padded", m.padded_dims, m.ndims);
-  list("offsets", m.padded_offsets, m.ndims);
-  if (m.format_kind == dnnl_blocked) {
-    const dnnl_blocking_desc_t& b = m.format_desc.blocking;
-    list("strides", b.strides, m.ndims);
-    list("blocks", b.inner_blks, b.inner_nblks);
-    list("block_dims", b.inner_idxs, b.inner_nblks);
-  }
-  return key;
-}
-
-Kernel::NativeLayout native_layout(const memory::desc& d) {
-  const bool channels_last = d.dims().size() == 4 && d == memory::desc(d.dims(), d.data_type(), Tag::nhwc);
-  return {layout_key(d), static_cast<int64_t>(d.get_size()), channels_last};
 }
 
 // The calling thread's OpenMP thread count set to `n` for a scope. With OpenMP, a oneDNN primitive
