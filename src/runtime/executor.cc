@@ -205,9 +205,10 @@ int64_t Executor::Impl::accumulate_in_place(const std::vector<int>& time, std::v
 }
 
 // Before views are chosen, two ways for a chain of kernels in a native layout to go on:
-// 1. Adoption. A kernel that can run in several layouts (oneDNN's pooling) takes the one its
-//    producer writes when every reader of that value can take it too (in step order, so that a
-//    pool after a pool follows the first one's choice).
+// 1. Adoption. A kernel that can run in several layouts (oneDNN's pooling, an element-wise kernel
+//    wrapped by pass_layouts_through) takes the one its producer writes when every reader of that
+//    value can take it too (in step order, so that a pool after a pool follows the first one's
+//    choice).
 // 2. Channels-last concats. A channel concat whose inputs are each written channels last by a
 //    kernel and read by the concat alone, and whose output every reader can take channels last,
 //    copies each pixel's channels in that layout: one pass over the data where a concat in place

@@ -42,7 +42,9 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
       passes[i] = true;
       family[i] = kPass;
     }
-  auto full_input = [&](int j, ir::ValueId v) { return g.type(v).shape == fused[static_cast<size_t>(j)].second.output.shape; };
+  auto full_input = [&](int j, ir::ValueId v) {
+    return g.type(v).shape == fused[static_cast<size_t>(j)].second.output.shape;
+  };
   auto can_pass = [&](int j, const std::string& f) {
     const std::string& fj = family[static_cast<size_t>(j)];
     return fj == f || (fj == kPass && kernels::onednn::passes_layout_family(fused[static_cast<size_t>(j)].second, f));
@@ -92,7 +94,8 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
     if (const int w = writer[static_cast<size_t>(v)];
         w >= 0 && family[static_cast<size_t>(w)] != kAdopt && family[static_cast<size_t>(w)] != kPass)
       return family[static_cast<size_t>(w)];
-    if (const ir::Value& value = g.value(v); value.kind == ir::ValueKind::kNodeOutput && channels_last_concat(value.producer))
+    if (const ir::Value& value = g.value(v);
+        value.kind == ir::ValueKind::kNodeOutput && channels_last_concat(value.producer))
       return kChannelsLast;
     return "";
   };

@@ -1,7 +1,8 @@
 // Which kernels of a graph the executor would run chained through a native layout, estimated before
 // anything is compiled: the executor's rules (a value stays in its producer's native layout when
 // every reader is a kernel taking that layout for it, and it is not a graph output; a kernel that
-// adopts its producer's layout, a pool, takes it when every reader of the value can; a channel
+// adopts its producer's layout, a pool, takes it when every reader of the value can, and so does an
+// element-wise plain kernel, for any of its full-shape inputs (kernels/onednn/layout_passing_kernel.h); a channel
 // concat of channels-last kernel outputs, each read by the concat alone, copies channels last
 // when every reader of its output takes that layout; other concats and views keep plain tensors),
 // with each kernel's layout from Provider::expected_native_layout instead of the compiled kernel's.

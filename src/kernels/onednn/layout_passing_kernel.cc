@@ -22,8 +22,10 @@ bool element_wise(ir::OpKind op) {
     case ir::OpKind::kRelu6:
     case ir::OpKind::kSigmoid:
     case ir::OpKind::kTanh:
-    case ir::OpKind::kGelu: return true;
-    default: return false;
+    case ir::OpKind::kGelu:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -80,7 +82,8 @@ class LayoutPassingKernel final : public Kernel {
     for (size_t i = 0; i < native_inputs.size(); ++i)
       if (native_inputs[i] && native_input_layout(i).key.empty())
         return Status::InvalidArgument("element-wise kernel: input " + std::to_string(i) + " has no native layout");
-    if (native_output && !adopted_) return Status::InvalidArgument("element-wise kernel: the output has no native layout");
+    if (native_output && !adopted_)
+      return Status::InvalidArgument("element-wise kernel: the output has no native layout");
     native_in_ = native_inputs;
     native_in_.resize(shared_->full.size(), false);
     native_out_ = native_output;
@@ -174,8 +177,10 @@ bool passes_layouts_through(const ir::Workload& w) {
   bool any_full = false;
   for (const ir::TensorType& t : w.inputs) {
     if (t.dtype != ir::DType::kFloat32) return false;
-    if (t.shape == w.output.shape) any_full = true;
-    else if (t.num_elements() != 1) return false;
+    if (t.shape == w.output.shape)
+      any_full = true;
+    else if (t.num_elements() != 1)
+      return false;
   }
   return any_full;
 }
