@@ -51,8 +51,9 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
   };
 
   // Every reader of v takes family f for it: the anchor of a kernel of family f (or of one that
-  // adopts its producer's) reading v as its activation input, or the residual add of such a
-  // kernel's epilogue (the kernel's sum input takes its output's layout).
+  // adopts its producer's) reading v as its activation input, an element-wise kernel that passes f
+  // through reading v as a full-shape input, or the residual add of such a kernel's epilogue (the
+  // kernel's sum input takes its output's layout).
   auto readers_take = [&](ir::ValueId v, const std::string& f, int except) {
     const std::vector<ir::NodeId>& readers = consumers[static_cast<size_t>(v)];
     if (graph_output[static_cast<size_t>(v)] || readers.empty()) return false;
@@ -131,13 +132,7 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
       continue;
     }
     const ir::ValueId v = anchor.inputs[0];
-    std::string f;
-    if (const int w = writer[static_cast<size_t>(v)]; w >= 0 && family[static_cast<size_t>(w)] != kAdopt) {
-      f = family[static_cast<size_t>(w)];
-    } else if (const ir::Value& value = g.value(v);
-               value.kind == ir::ValueKind::kNodeOutput && channels_last_concat(value.producer)) {
-      f = kChannelsLast;
-    }
+    const std::string f = written(v);
     const bool take = !f.empty() && readers_take(v, f, writer[static_cast<size_t>(v)]);
     family[i] = take ? f : "";
     if (take) pass_readers_take(v, f);

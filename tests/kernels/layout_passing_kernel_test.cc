@@ -123,6 +123,40 @@ TEST(LayoutPassing, AnAdoptedLayoutComputesThePlainValues) {
   expect_equal(again, want);
 }
 
+// Blocked layouts are offered where the channels fill whole blocks (32 channels: nChw16c and
+// nChw8c, besides channels last), not where they pad (78 channels: channels last only). In a
+// blocked layout, with its inputs converted in and its output converted back, the kernel computes
+// the plain values.
+TEST(LayoutPassing, BlockedLayoutsOnlyWhereTheChannelsFillWholeBlocks) {
+  const ir::Workload w78 = workload("relu|float32[1,78,3,3]||");
+  std::unique_ptr<Kernel> k78 = pass_layouts_through(halide_kernel(w78), w78, 1);
+  ASSERT_NE(k78, nullptr);
+  ASSERT_EQ(k78->alternative_input_layouts(0).size(), 1u);
+  EXPECT_TRUE(k78->alternative_input_layouts(0)[0].channels_last);
+
+  const ir::Workload w = workload("add|float32[1,32,3,5];float32[1,32,3,5]||");
+  std::unique_ptr<Kernel> k = pass_layouts_through(halide_kernel(w), w, 2);
+  ASSERT_NE(k, nullptr);
+  const std::vector<Kernel::NativeLayout> offered = k->alternative_input_layouts(0);
+  ASSERT_EQ(offered.size(), 3u);
+  std::string blocked;
+  for (const Kernel::NativeLayout& l : offered) {
+    EXPECT_EQ(l.bytes, w.output.num_bytes());  // no padding
+    if (!l.channels_last && blocked.empty()) blocked = l.key;
+  }
+  ASSERT_FALSE(blocked.empty());
+  std::mt19937_64 rng(7);
+  HostTensor a(w.inputs[0]), b(w.inputs[1]), want(w.output), got(w.output);
+  a.fill_random(rng);
+  b.fill_random(rng);
+  ASSERT_TRUE(halide_kernel(w)->run({&a, &b}, want).ok());
+  ASSERT_TRUE(k->adopt_input_layout(1, blocked).ok());
+  EXPECT_EQ(k->native_output_layout().key, blocked);
+  ASSERT_TRUE(k->use_native_layouts({false, false}, false).ok());
+  ASSERT_TRUE(k->run({&a, &b}, got).ok());
+  expect_equal(got, want);
+}
+
 // A one-element operand stays as it is; the other input and the output take the layout.
 TEST(LayoutPassing, AOneElementOperandTakesNoLayout) {
   const ir::Workload w = workload("mul|float32[1,16,4,4];float32[1]||relu");
