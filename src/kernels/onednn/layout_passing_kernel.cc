@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/onednn/onednn_layout.h"
+#include "kernels/onednn/onednn_common.h"
 
 namespace tensorperf::kernels::onednn {
 namespace {
@@ -93,8 +93,7 @@ class LayoutPassingKernel final : public Kernel {
     to_plain_.reset();
     if (!adopted_) return Status::Ok();
     try {
-      const int before = omp_get_max_threads();
-      omp_set_num_threads(threads_);  // the reorders run with the kernel's threads
+      const OmpThreads scoped(threads_);  // the reorders run with the kernel's threads
       for (size_t i = 0; i < shared_->full.size(); ++i)
         if (full(i) && !native_in_[i]) {
           in_tmp_.emplace_back(i, memory(*adopted_, cpu_engine()));
@@ -104,7 +103,6 @@ class LayoutPassingKernel final : public Kernel {
         out_tmp_ = memory(*adopted_, cpu_engine());
         to_plain_ = make_reorder(*adopted_, shared_->plain);
       }
-      omp_set_num_threads(before);
     } catch (const dnnl::error& e) {
       return Status::Internal(std::string("element-wise kernel: oneDNN reorder: ") + e.what());
     }
@@ -152,9 +150,6 @@ class LayoutPassingKernel final : public Kernel {
 
  private:
   bool full(size_t index) const { return index < shared_->full.size() && shared_->full[index]; }
-  static dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to) {
-    return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
-  }
 
   std::unique_ptr<Kernel> inner_;
   std::shared_ptr<const Shared> shared_;

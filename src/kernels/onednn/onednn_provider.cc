@@ -1,6 +1,6 @@
 #include "kernels/onednn/onednn_provider.h"
 
-#include "kernels/onednn/onednn_layout.h"
+#include "kernels/onednn/onednn_common.h"
 
 #include <algorithm>
 
@@ -118,16 +118,6 @@ Result<PostOps> make_post_ops(const ir::Workload& w, bool has_native_bias, const
   p.attr.set_post_ops(ops);
   return p;
 }
-
-// The calling thread's OpenMP thread count set to `n` for a scope. With OpenMP, a oneDNN primitive
-// fixes its thread count when it is made, so primitives are made under the count they run with.
-struct OmpThreads {
-  int before = omp_get_max_threads();
-  explicit OmpThreads(int n) { omp_set_num_threads(n); }
-  ~OmpThreads() { omp_set_num_threads(before); }
-  OmpThreads(const OmpThreads&) = delete;
-  OmpThreads& operator=(const OmpThreads&) = delete;
-};
 
 // One primitive plus the reorders between the caller's plain layout and the primitive's formats.
 // Weights (input 1 of conv/dense) are reordered once per tensor and reused while the same tensor
@@ -292,10 +282,6 @@ class OnednnKernel final : public Kernel {
   std::unique_ptr<Kernel> new_instance() const override { return std::make_unique<OnednnKernel>(root_); }
 
  private:
-  static dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to) {
-    return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
-  }
-
   std::shared_ptr<const Spec> root_;  // the primitive and descriptors as compiled, shared by instances
   std::shared_ptr<const Spec> spec_;  // what this instance runs: root_ or one of its alternatives
   dnnl::stream stream_;

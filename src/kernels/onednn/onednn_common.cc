@@ -1,4 +1,4 @@
-#include "kernels/onednn/onednn_layout.h"
+#include "kernels/onednn/onednn_common.h"
 
 namespace tensorperf::kernels::onednn {
 
@@ -33,6 +33,10 @@ std::string layout_key(const memory::desc& d) {
 Kernel::NativeLayout native_layout(const memory::desc& d) {
   const bool channels_last = d.dims().size() == 4 && d == memory::desc(d.dims(), d.data_type(), Tag::nhwc);
   return {layout_key(d), static_cast<int64_t>(d.get_size()), channels_last};
+}
+
+dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to) {
+  return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
 }
 
 }  // namespace tensorperf::kernels::onednn
