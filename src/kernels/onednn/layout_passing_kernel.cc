@@ -46,6 +46,7 @@ std::optional<memory::desc> layout_of(const ir::Workload& w, Tag tag) {
 // What every instance of one wrapped kernel shares.
 struct Shared {
   std::vector<bool> full;  // per kernel input: of the output's shape (else one element)
+  ir::TensorType type;     // the output's, and every full-shape input's
   memory::desc plain;
   std::vector<memory::desc> layouts;  // what a full-shape input may adopt
 };
@@ -88,19 +89,25 @@ class LayoutPassingKernel final : public Kernel {
     native_in_.resize(shared_->full.size(), false);
     native_out_ = native_output;
     in_tmp_.clear();
+    in_views_.clear();
     out_tmp_.reset();
+    out_view_.reset();
     to_layout_.reset();
     to_plain_.reset();
+    args_.reserve(shared_->full.size());
     if (!adopted_) return Status::Ok();
     try {
       const OmpThreads scoped(threads_);  // the reorders run with the kernel's threads
+      auto view_of = [&](memory& m) {
+        return HostTensor::view(shared_->type, static_cast<std::byte*>(m.get_data_handle()));
+      };
       for (size_t i = 0; i < shared_->full.size(); ++i)
-        if (full(i) && !native_in_[i]) {
-          in_tmp_.emplace_back(i, memory(*adopted_, cpu_engine()));
-          if (!to_layout_) to_layout_ = make_reorder(shared_->plain, *adopted_);
-        }
+        if (full(i) && !native_in_[i]) in_tmp_.emplace_back(i, memory(*adopted_, cpu_engine()));
+      for (auto& [i, tmp] : in_tmp_) in_views_.push_back(view_of(tmp));
+      if (!in_tmp_.empty()) to_layout_ = make_reorder(shared_->plain, *adopted_);
       if (!native_out_) {
         out_tmp_ = memory(*adopted_, cpu_engine());
+        out_view_ = view_of(*out_tmp_);
         to_plain_ = make_reorder(*adopted_, shared_->plain);
       }
     } catch (const dnnl::error& e) {
@@ -113,23 +120,16 @@ class LayoutPassingKernel final : public Kernel {
     if (!adopted_) return inner_->run(inputs, output);
     try {
       omp_set_num_threads(threads_);
-      std::vector<const HostTensor*> args = inputs;
-      std::vector<HostTensor> views;
-      views.reserve(in_tmp_.size() + 1);
-      for (auto& [i, tmp] : in_tmp_) {
+      args_.assign(inputs.begin(), inputs.end());
+      for (size_t t = 0; t < in_tmp_.size(); ++t) {
+        const size_t i = in_tmp_[t].first;
         memory from(shared_->plain, cpu_engine(), const_cast<float*>(inputs[i]->f32()));
-        to_layout_->execute(stream_, from, tmp);
-        views.push_back(HostTensor::view(inputs[i]->type(), static_cast<std::byte*>(tmp.get_data_handle())));
-        args[i] = &views.back();
+        to_layout_->execute(stream_, from, in_tmp_[t].second);
+        args_[i] = &in_views_[t];
       }
-      if (native_out_) {
-        stream_.wait();
-        return inner_->run(args, output);
-      }
-      views.push_back(HostTensor::view(output.type(), static_cast<std::byte*>(out_tmp_->get_data_handle())));
-      HostTensor& out = views.back();
       stream_.wait();
-      TP_RETURN_IF_ERROR(inner_->run(args, out));
+      if (native_out_) return inner_->run(args_, output);
+      TP_RETURN_IF_ERROR(inner_->run(args_, *out_view_));
       memory to(shared_->plain, cpu_engine(), output.f32());
       to_plain_->execute(stream_, *out_tmp_, to);
       stream_.wait();
@@ -159,7 +159,10 @@ class LayoutPassingKernel final : public Kernel {
   std::vector<bool> native_in_;
   bool native_out_ = false;
   std::vector<std::pair<size_t, memory>> in_tmp_;  // full-shape inputs that arrive plain, converted here
+  std::vector<HostTensor> in_views_;               // in_tmp_'s memory, as the inner kernel's inputs
   std::optional<memory> out_tmp_;                  // the output before it is converted to plain
+  std::optional<HostTensor> out_view_;             // out_tmp_'s memory, as the inner kernel's output
+  std::vector<const HostTensor*> args_;            // the inner kernel's inputs (no allocation per run)
   std::optional<dnnl::reorder> to_layout_, to_plain_;
 };
 
@@ -194,6 +197,7 @@ std::unique_ptr<Kernel> pass_layouts_through(std::unique_ptr<Kernel> inner, cons
   auto shared = std::make_shared<Shared>();
   for (const ir::TensorType& t : w.inputs) shared->full.push_back(t.shape == w.output.shape);
   const ir::Shape& s = w.output.shape;
+  shared->type = w.output;
   shared->plain = memory::desc(memory::dims(s.begin(), s.end()), memory::data_type::f32, Tag::nchw);
   for (Tag tag : {Tag::nhwc, Tag::nChw16c, Tag::nChw8c})
     if (std::optional<memory::desc> d = layout_of(w, tag)) shared->layouts.push_back(*d);
