@@ -529,7 +529,7 @@ Result<kernels::Kernel*> Executor::Impl::kernel_at(Step& s, int threads) {
   auto it = s.at_threads.find(threads);
   if (it == s.at_threads.end()) {
     TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, compile(s.workload, s.config, threads));
-    if (!kernels::has_native_layout(*k)) k = kernels::onednn::pass_layouts_through(std::move(k), s.workload, threads);
+    k = kernels::onednn::pass_layouts_through(std::move(k), s.workload, threads);
     // The same layouts as the step's own kernel, adopted ones included (a pool in its producer's).
     for (size_t i = 0; i < s.in.size(); ++i) {
       const std::string key = s.kernel->native_input_layout(i).key;
@@ -680,8 +680,7 @@ Status Executor::Impl::choose_and_compile() {
     TP_ASSIGN_OR_RETURN(s.kernel, compile(w, c.config, s.threads));
     // An element-wise plain kernel can take the layout of the oneDNN kernels around it
     // (adopt_layouts_and_mark_concats), so that their chain goes on through it.
-    if (!kernels::has_native_layout(*s.kernel))
-      s.kernel = kernels::onednn::pass_layouts_through(std::move(s.kernel), w, s.threads);
+    s.kernel = kernels::onednn::pass_layouts_through(std::move(s.kernel), w, s.threads);
     s.info.provider = c.config.provider;
     s.info.source = c.source;
     s.info.device = c.device;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/native_io.h"
 #include "kernels/onednn/onednn_common.h"
 
 namespace tensorperf::kernels::onednn {
@@ -193,7 +194,7 @@ bool passes_layout_family(const ir::Workload& w, const std::string& family) {
 }
 
 std::unique_ptr<Kernel> pass_layouts_through(std::unique_ptr<Kernel> inner, const ir::Workload& w, int threads) {
-  if (!inner || !passes_layouts_through(w)) return inner;
+  if (!inner || !passes_layouts_through(w) || has_native_layout(*inner)) return inner;
   auto shared = std::make_shared<Shared>();
   for (const ir::TensorType& t : w.inputs) shared->full.push_back(t.shape == w.output.shape);
   const ir::Shape& s = w.output.shape;

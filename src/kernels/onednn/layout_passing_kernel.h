@@ -32,7 +32,7 @@ bool passes_layout_family(const ir::Workload& w, const std::string& family);
 // fixes it (another key is InvalidArgument). A full-shape input that arrives plain is converted into
 // it and an output wanted plain is converted back (Kernel::use_native_layouts), each with a oneDNN
 // reorder. Until an adoption it runs `inner` as it is. Returns `inner` unwrapped when
-// !passes_layouts_through(w).
+// !passes_layouts_through(w) or when `inner` names or adopts layouts of its own.
 std::unique_ptr<Kernel> pass_layouts_through(std::unique_ptr<Kernel> inner, const ir::Workload& w, int threads);
 
 }  // namespace tensorperf::kernels::onednn
