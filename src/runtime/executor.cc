@@ -210,9 +210,14 @@ int64_t Executor::Impl::accumulate_in_place(const std::vector<int>& time, std::v
 //    value can take it too (in step order, so that a pool after a pool follows the first one's
 //    choice).
 // 2. Channels-last concats. A channel concat whose inputs are each written channels last by a
-//    kernel and read by the concat alone, and whose output every reader can take channels last,
-//    copies each pixel's channels in that layout: one pass over the data where a concat in place
-//    costs each producer a conversion to plain NCHW and each reader one back.
+//    kernel, and read in that layout by every other reader, and whose output every reader takes
+//    channels last, copies each pixel's channels in that layout: one pass over the data where a
+//    concat in place costs each producer a conversion to plain NCHW and each reader one back.
+// The two depend on each other: a concat's input may be written by a kernel that adopts its layout
+// only when the concat reads channels last (NASNet-A's branch sums), and a concat's output readers
+// adopt channels last only from a channels-last concat. So every concat that could copy channels
+// last is assumed to, adoption runs, and the concats it did not bear out are dropped and adoption
+// runs again on fresh kernels, until no concat is dropped (at most once per concat).
 Status Executor::Impl::adopt_layouts_and_mark_concats() {
   const ir::Graph& g = graph;
   const size_t num_values = g.values().size();
@@ -226,62 +231,133 @@ Status Executor::Impl::adopt_layouts_and_mark_concats() {
   std::vector<bool> output(num_values, false);
   for (ValueId v : g.outputs()) output[v] = true;
   using kernels::Kernel;
+  using Fits = std::function<bool(const Kernel::NativeLayout&)>;
   auto kernel_step = [&](int i) { return i >= 0 && steps[i].kind == Step::Kind::kKernel; };
-  auto alternative = [&](int i, size_t k, const std::function<bool(const Kernel::NativeLayout&)>& fits) {
+  auto alternative = [&](int i, size_t k, const Fits& fits) {
     for (const Kernel::NativeLayout& l : steps[i].kernel->alternative_input_layouts(k))
       if (fits(l)) return l.key;
     return std::string();
   };
-  // Every reader of v takes a layout that `fits`, as it is or by adoption.
-  auto readers_take = [&](ValueId v, const std::function<bool(const Kernel::NativeLayout&)>& fits) {
+  auto is_channels_last = [](const Kernel::NativeLayout& l) { return l.channels_last; };
+  // The concats assumed to copy channels last.
+  std::vector<bool> planned(steps.size(), false);
+  // Every reader of v takes a layout that `fits`, as it is or by adoption; a planned concat reads it
+  // when that layout is channels last (`channels_last`).
+  auto readers_take = [&](ValueId v, const Fits& fits, bool channels_last) {
     if (output[v] || readers[v].empty()) return false;
-    for (auto [i, k] : readers[v])
+    for (auto [i, k] : readers[v]) {
+      if (planned[i] && channels_last) continue;
       if (!kernel_step(i) || (!fits(steps[i].kernel->native_input_layout(k)) && alternative(i, k, fits).empty()))
         return false;
+    }
     return true;
   };
-  auto is_channels_last = [](const Kernel::NativeLayout& l) { return l.channels_last; };
-  auto concat_channels_last = [&](int c) {
+  // A concat along the channels of rank-4 tensors, of distinct values that kernels write.
+  auto concat_shape = [&](int c) {
     const Step& s = steps[c];
     if (s.kind != Step::Kind::kLayout || s.op != OpKind::kConcat || s.out.size() != 1) return false;
     const ir::TensorType& t = g.type(s.out[0]);
     const int64_t axis = s.attrs.get_int("axis", 1);
     if (t.rank() != 4 || (axis != 1 && axis != -3)) return false;
     std::set<ValueId> seen;
-    for (const TensorRef& r : s.in) {
-      const ValueId v = r.value;
-      if (v < 0 || output[v] || !seen.insert(v).second || readers[v].size() != 1 || !kernel_step(producer[v]) ||
-          !steps[producer[v]].kernel->native_output_layout().channels_last)
+    for (const TensorRef& r : s.in)
+      if (r.value < 0 || output[r.value] || !seen.insert(r.value).second || !kernel_step(producer[r.value]))
+        return false;
+    return true;
+  };
+  // Before adoption, what the concat needs of its neighbours: each input's producer writes channels
+  // last or may adopt a layout, each input's other readers and the output's readers can take
+  // channels last (kernels, or planned concats).
+  auto could_hold = [&](int c) {
+    for (const TensorRef& r : steps[c].in) {
+      const Kernel& p = *steps[producer[r.value]].kernel;
+      bool adopts = false;
+      for (size_t k = 0; k < steps[producer[r.value]].in.size() && !adopts; ++k)
+        adopts = !p.alternative_input_layouts(k).empty();
+      if ((!p.native_output_layout().channels_last && !adopts) || !readers_take(r.value, is_channels_last, true))
         return false;
     }
-    return readers_take(s.out[0], is_channels_last);
+    return readers_take(steps[c].out[0], is_channels_last, false);
   };
-  for (size_t i = 0; i < steps.size(); ++i) {
-    Step& s = steps[i];
-    if (s.kind != Step::Kind::kKernel) continue;
-    for (size_t k = 0; k < s.in.size(); ++k) {
-      const ValueId v = s.in[k].value;
-      if (v < 0 || steps[i].kernel->alternative_input_layouts(k).empty()) continue;
-      std::function<bool(const Kernel::NativeLayout&)> fits;
-      if (kernel_step(producer[v])) {
-        const std::string key = steps[producer[v]].kernel->native_output_layout().key;
-        if (key.empty()) continue;
-        fits = [key](const Kernel::NativeLayout& l) { return l.key == key; };
-      } else if (producer[v] >= 0 && concat_channels_last(producer[v])) {
-        fits = is_channels_last;
-      } else {
-        continue;
-      }
-      if (fits(s.kernel->native_input_layout(k)) || !readers_take(v, fits)) continue;
-      for (auto [r, rk] : readers[v])
-        if (!fits(steps[r].kernel->native_input_layout(rk)))
-          TP_RETURN_IF_ERROR(steps[r]
-                                 .kernel->adopt_input_layout(rk, alternative(r, rk, fits))
-                                 .WithContext("step '" + steps[r].info.name + "'"));
+  // After adoption: each input written channels last and read in that same layout by every other
+  // reader, the output's readers taking it channels last.
+  auto holds = [&](int c) {
+    for (const TensorRef& r : steps[c].in) {
+      const Kernel::NativeLayout written = steps[producer[r.value]].kernel->native_output_layout();
+      if (!written.channels_last) return false;
+      for (auto [i, k] : readers[r.value])
+        if (!(planned[i] || (kernel_step(i) && steps[i].kernel->native_input_layout(k).key == written.key)))
+          return false;
     }
+    for (auto [i, k] : readers[steps[c].out[0]])
+      if (!kernel_step(i) || !steps[i].kernel->native_input_layout(k).channels_last) return false;
+    return true;
+  };
+  auto adopt = [&]() -> Status {
+    for (size_t i = 0; i < steps.size(); ++i) {
+      Step& s = steps[i];
+      if (s.kind != Step::Kind::kKernel) continue;
+      for (size_t k = 0; k < s.in.size(); ++k) {
+        const ValueId v = s.in[k].value;
+        if (v < 0 || steps[i].kernel->alternative_input_layouts(k).empty()) continue;
+        Fits fits;
+        bool channels_last = false;
+        if (kernel_step(producer[v])) {
+          const Kernel::NativeLayout written = steps[producer[v]].kernel->native_output_layout();
+          if (written.key.empty()) continue;
+          fits = [key = written.key](const Kernel::NativeLayout& l) { return l.key == key; };
+          channels_last = written.channels_last;
+        } else if (producer[v] >= 0 && planned[producer[v]]) {
+          fits = is_channels_last;
+          channels_last = true;
+        } else {
+          continue;
+        }
+        if (fits(s.kernel->native_input_layout(k)) || !readers_take(v, fits, channels_last)) continue;
+        for (auto [r, rk] : readers[v])
+          if (kernel_step(r) && !fits(steps[r].kernel->native_input_layout(rk)))
+            TP_RETURN_IF_ERROR(steps[r]
+                                   .kernel->adopt_input_layout(rk, alternative(r, rk, fits))
+                                   .WithContext("step '" + steps[r].info.name + "'"));
+      }
+    }
+    return Status::Ok();
+  };
+  for (size_t i = 0; i < steps.size(); ++i) planned[i] = concat_shape(static_cast<int>(i));
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (planned[i] && !could_hold(static_cast<int>(i))) {
+        planned[i] = false;
+        dropped = true;
+      }
+  }
+  // Kernels that may adopt a layout, so that a second round starts them afresh.
+  std::vector<size_t> adopters;
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (size_t k = 0; k < steps[i].in.size() && kernel_step(static_cast<int>(i)); ++k)
+      if (!steps[i].kernel->alternative_input_layouts(k).empty()) {
+        adopters.push_back(i);
+        break;
+      }
+  for (bool first = true;; first = false) {
+    if (!first)
+      for (size_t i : adopters) {
+        Step& s = steps[i];
+        TP_ASSIGN_OR_RETURN(s.kernel, compile(s.workload, s.config, s.threads));
+        s.kernel = kernels::onednn::pass_layouts_through(std::move(s.kernel), s.workload, s.threads);
+      }
+    TP_RETURN_IF_ERROR(adopt());
+    bool dropped = false;
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (planned[i] && !holds(static_cast<int>(i))) {
+        planned[i] = false;
+        dropped = true;
+      }
+    if (!dropped) break;
   }
   for (size_t i = 0; i < steps.size(); ++i) {
-    steps[i].channels_last = concat_channels_last(static_cast<int>(i));
+    steps[i].channels_last = planned[i];
     // Unscheduled, it has every thread to itself; in a stage schedule, its group's threads (one
     // where the schedule does not name it). SqueezeNet's IOS-both schedule, which is the sequential
     // one, ran 3-4% slower than the unscheduled run when its eight concats all copied on one thread.

@@ -50,14 +50,17 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
     return fj == f || (fj == kPass && kernels::onednn::passes_layout_family(fused[static_cast<size_t>(j)].second, f));
   };
 
+  // The concats assumed to copy channels last (the executor's fixed point, below).
+  std::vector<bool> planned(g.nodes().size(), false);
   // Every reader of v takes family f for it: the anchor of a kernel of family f (or of one that
   // adopts its producer's) reading v as its activation input, an element-wise kernel that passes f
-  // through reading v as a full-shape input, or the residual add of such a kernel's epilogue (the
-  // kernel's sum input takes its output's layout).
+  // through reading v as a full-shape input, the residual add of such a kernel's epilogue (the
+  // kernel's sum input takes its output's layout), or a planned concat where f is channels last.
   auto readers_take = [&](ir::ValueId v, const std::string& f, int except) {
     const std::vector<ir::NodeId>& readers = consumers[static_cast<size_t>(v)];
     if (graph_output[static_cast<size_t>(v)] || readers.empty()) return false;
     for (ir::NodeId r : readers) {
+      if (planned[static_cast<size_t>(r)] && f == kChannelsLast) continue;
       const int j = owner[static_cast<size_t>(r)];
       if (j < 0 || j == except) return false;
       const ir::Node& node = g.node(r);
@@ -74,19 +77,36 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
     }
     return true;
   };
-  // The executor's channels-last concat: along the channels of rank-4 tensors, each input written
-  // channels last by a kernel and read by the concat alone, the output taken channels last.
-  auto channels_last_concat = [&](ir::NodeId c) {
+  // The executor's channels-last concat: along the channels of rank-4 tensors, of distinct values
+  // that kernels write channels last and every other reader takes so, the output taken channels
+  // last.
+  auto concat_shape = [&](ir::NodeId c) {
     const ir::Node& n = g.node(c);
     if (n.op != ir::OpKind::kConcat || n.outputs.size() != 1 || g.type(n.outputs[0]).rank() != 4) return false;
     const int64_t axis = n.attrs.get_int("axis", 1);
     if (axis != 1 && axis != -3) return false;
     std::set<ir::ValueId> seen;
+    for (ir::ValueId v : n.inputs)
+      if (writer[static_cast<size_t>(v)] < 0 || graph_output[static_cast<size_t>(v)] || !seen.insert(v).second)
+        return false;
+    return true;
+  };
+  // Before adoption: each input's writer is channels last or may adopt a layout.
+  auto could_hold = [&](ir::NodeId c) {
+    const ir::Node& n = g.node(c);
     for (ir::ValueId v : n.inputs) {
       const int w = writer[static_cast<size_t>(v)];
-      if (w < 0 || family[static_cast<size_t>(w)] != kChannelsLast || graph_output[static_cast<size_t>(v)] ||
-          consumers[static_cast<size_t>(v)].size() != 1 || !seen.insert(v).second)
-        return false;
+      const std::string& fw = family[static_cast<size_t>(w)];
+      if ((fw != kChannelsLast && fw != kAdopt && fw != kPass) || !readers_take(v, kChannelsLast, w)) return false;
+    }
+    return readers_take(n.outputs[0], kChannelsLast, -1);
+  };
+  // After adoption: each input written channels last.
+  auto holds = [&](ir::NodeId c) {
+    const ir::Node& n = g.node(c);
+    for (ir::ValueId v : n.inputs) {
+      const int w = writer[static_cast<size_t>(v)];
+      if (family[static_cast<size_t>(w)] != kChannelsLast || !readers_take(v, kChannelsLast, w)) return false;
     }
     return readers_take(n.outputs[0], kChannelsLast, -1);
   };
@@ -96,7 +116,7 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
         w >= 0 && family[static_cast<size_t>(w)] != kAdopt && family[static_cast<size_t>(w)] != kPass)
       return family[static_cast<size_t>(w)];
     if (const ir::Value& value = g.value(v);
-        value.kind == ir::ValueKind::kNodeOutput && channels_last_concat(value.producer))
+        value.kind == ir::ValueKind::kNodeOutput && planned[static_cast<size_t>(value.producer)])
       return kChannelsLast;
     return "";
   };
@@ -110,40 +130,62 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
   // Adoption, in order: a kernel of family "onednn:adopt" takes its producer's family when every
   // reader of that value takes it too; else it stays plain. An element-wise kernel takes the family
   // of its first full-shape input whose producer writes one that every reader of it takes.
-  for (size_t i = 0; i < fused.size(); ++i) {
-    if (family[i] == kPass) {
-      const ir::Node& anchor = g.node(fused[i].first.anchor);
-      for (ir::ValueId v : anchor.inputs) {
-        if (!full_input(static_cast<int>(i), v)) continue;
-        const std::string f = written(v);
-        if (f.empty() || !kernels::onednn::passes_layout_family(fused[i].second, f) ||
-            !readers_take(v, f, writer[static_cast<size_t>(v)]))
-          continue;
-        pass_readers_take(v, f);
-        break;
+  auto adopt = [&] {
+    for (size_t i = 0; i < fused.size(); ++i) {
+      if (family[i] == kPass) {
+        const ir::Node& anchor = g.node(fused[i].first.anchor);
+        for (ir::ValueId v : anchor.inputs) {
+          if (!full_input(static_cast<int>(i), v)) continue;
+          const std::string f = written(v);
+          if (f.empty() || !kernels::onednn::passes_layout_family(fused[i].second, f) ||
+              !readers_take(v, f, writer[static_cast<size_t>(v)]))
+            continue;
+          pass_readers_take(v, f);
+          break;
+        }
+        if (family[i] == kPass) family[i].clear();
+        continue;
       }
-      if (family[i] == kPass) family[i].clear();
-      continue;
+      if (family[i] != kAdopt) continue;
+      const ir::Node& anchor = g.node(fused[i].first.anchor);
+      if (anchor.inputs.empty()) {
+        family[i].clear();
+        continue;
+      }
+      const ir::ValueId v = anchor.inputs[0];
+      const std::string f = written(v);
+      const bool take = !f.empty() && readers_take(v, f, writer[static_cast<size_t>(v)]);
+      family[i] = take ? f : "";
+      if (take) pass_readers_take(v, f);
     }
-    if (family[i] != kAdopt) continue;
-    const ir::Node& anchor = g.node(fused[i].first.anchor);
-    if (anchor.inputs.empty()) {
-      family[i].clear();
-      continue;
-    }
-    const ir::ValueId v = anchor.inputs[0];
-    const std::string f = written(v);
-    const bool take = !f.empty() && readers_take(v, f, writer[static_cast<size_t>(v)]);
-    family[i] = take ? f : "";
-    if (take) pass_readers_take(v, f);
+    for (std::string& f : family)
+      if (f == kAdopt || f == kPass) f.clear();
+  };
+  // As the executor: every concat that could copy channels last is assumed to, adoption runs, and
+  // the concats it did not bear out are dropped and adoption runs again, until none is dropped.
+  for (size_t n = 0; n < g.nodes().size(); ++n) planned[n] = concat_shape(static_cast<ir::NodeId>(n));
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (size_t n = 0; n < g.nodes().size(); ++n)
+      if (planned[n] && !could_hold(static_cast<ir::NodeId>(n))) {
+        planned[n] = false;
+        dropped = true;
+      }
   }
-  for (std::string& f : family)
-    if (f == kAdopt || f == kPass) f.clear();
-  std::vector<bool> concat_chained(g.nodes().size(), false);
+  const std::vector<std::string> initial = family;
+  for (bool dropped = true; dropped;) {
+    family = initial;
+    adopt();
+    dropped = false;
+    for (size_t n = 0; n < g.nodes().size(); ++n)
+      if (planned[n] && !holds(static_cast<ir::NodeId>(n))) {
+        planned[n] = false;
+        dropped = true;
+      }
+  }
   std::vector<ir::NodeId> concats;
   for (size_t n = 0; n < g.nodes().size(); ++n)
-    if (channels_last_concat(static_cast<ir::NodeId>(n))) {
-      concat_chained[n] = true;
+    if (planned[n]) {
       concats.push_back(static_cast<ir::NodeId>(n));
       for (ir::NodeId r : consumers[static_cast<size_t>(g.node(static_cast<ir::NodeId>(n)).outputs[0])])
         out[static_cast<size_t>(owner[static_cast<size_t>(r)])].input = true;
@@ -156,15 +198,10 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
     const ir::Node& last = g.node(f.fused.empty() ? f.anchor : f.fused.back());
     if (last.outputs.empty()) continue;
     const ir::ValueId v = last.outputs[0];
-    const std::vector<ir::NodeId>& readers = consumers[static_cast<size_t>(v)];
-    if (readers.size() == 1 && concat_chained[static_cast<size_t>(readers[0])]) {
-      out[i].output = true;
-      continue;
-    }
     if (!readers_take(v, family[i], static_cast<int>(i))) continue;
     out[i].output = true;
-    for (ir::NodeId r : readers)
-      if (const int j = owner[static_cast<size_t>(r)]; r == fused[static_cast<size_t>(j)].first.anchor)
+    for (ir::NodeId r : consumers[static_cast<size_t>(v)])
+      if (const int j = owner[static_cast<size_t>(r)]; j >= 0 && r == fused[static_cast<size_t>(j)].first.anchor)
         out[static_cast<size_t>(j)].input = true;
   }
   return out;

@@ -3,8 +3,10 @@
 // every reader is a kernel taking that layout for it, and it is not a graph output; a kernel that
 // adopts its producer's layout, a pool, takes it when every reader of the value can, and so does an
 // element-wise plain kernel, for any of its full-shape inputs (kernels/onednn/layout_passing_kernel.h); a channel
-// concat of channels-last kernel outputs, each read by the concat alone, copies channels last
-// when every reader of its output takes that layout; other concats and views keep plain tensors),
+// concat of channels-last kernel outputs, each read channels last by its other readers too, copies
+// channels last when every reader of its output takes that layout, which the executor settles by
+// assuming it of every such concat and dropping those that adoption does not bear out; other
+// concats and views keep plain tensors),
 // with each kernel's layout from Provider::expected_native_layout instead of the compiled kernel's.
 // For predicting what a graph costs from per-kernel costs measured alone and chained.
 #pragma once
