@@ -117,7 +117,8 @@ TEST(OnednnProvider, ExpectedNativeLayoutsMatchTheCompiledKernels) {
 
 // A pool that adopts the channels-last layout reads and writes NHWC tensors and computes what it
 // computes on plain ones; a key it does not list is refused; a new instance starts plain again.
-TEST(OnednnProvider, APoolRunsInTheChannelsLastLayoutItAdopts) {
+// Pools and batch norms run in whatever layout their producer writes.
+TEST(OnednnProvider, APoolOrBatchNormRunsInTheChannelsLastLayoutItAdopts) {
   const Provider& p = *find_provider("onednn").value();
   std::mt19937_64 rng(9);
   int checked = 0;
@@ -132,9 +133,9 @@ TEST(OnednnProvider, APoolRunsInTheChannelsLastLayoutItAdopts) {
         }
   };
   for (const ir::Workload& w : testing::coverage_workloads()) {
-    const bool pool =
-        w.op == ir::OpKind::kMaxPool2d || w.op == ir::OpKind::kAvgPool2d || w.op == ir::OpKind::kGlobalAvgPool2d;
-    if (!pool || !p.supports(w) || p.expected_native_layout(w, p.default_config(w)) != "onednn:adopt") continue;
+    const bool adopts = w.op == ir::OpKind::kMaxPool2d || w.op == ir::OpKind::kAvgPool2d ||
+                        w.op == ir::OpKind::kGlobalAvgPool2d || w.op == ir::OpKind::kBatchNorm;
+    if (!adopts || !p.supports(w) || p.expected_native_layout(w, p.default_config(w)) != "onednn:adopt") continue;
     auto kernel = p.compile(w, p.default_config(w), CompileOptions{"host", 1});
     if (!kernel.ok()) continue;
     std::string key;
@@ -168,22 +169,51 @@ TEST(OnednnProvider, APoolRunsInTheChannelsLastLayoutItAdopts) {
     std::vector<HostTensor> inputs = testing::random_inputs(w, rng);
     HostTensor in_nhwc(w.inputs[0]), out_nhwc(w.output), out(w.output), expected(w.output);
     to_nhwc(inputs[0], in_nhwc, false);
-    ASSERT_TRUE(adopted->run({&in_nhwc}, native_out ? out_nhwc : out).ok());
+    std::vector<const HostTensor*> adopted_inputs = testing::pointers(inputs);  // a batch norm's statistics: plain
+    adopted_inputs[0] = &in_nhwc;
+    ASSERT_TRUE(adopted->run(adopted_inputs, native_out ? out_nhwc : out).ok());
     if (native_out) to_nhwc(out_nhwc, out, true);
     ASSERT_TRUE((**kernel).run(testing::pointers(inputs), expected).ok());
     EXPECT_LE(max_scaled_error(out, expected), 1.0) << w.key();
     ++checked;
   }
-  EXPECT_GE(checked, 2);
+  EXPECT_GE(checked, 3);  // the batch norm among them
 }
 
-TEST(OnednnProvider, SupportsAnchorsAndPoolsOnly) {
+TEST(OnednnProvider, SupportsAnchorsPoolsAndBatchNormsOnly) {
   const Provider& p = *find_provider("onednn").value();
   for (const ir::Workload& w : testing::coverage_workloads()) {
     bool expected = w.op == ir::OpKind::kConv2d || w.op == ir::OpKind::kDense || w.op == ir::OpKind::kMatmul ||
                     w.op == ir::OpKind::kBatchMatmul || w.op == ir::OpKind::kMaxPool2d ||
-                    w.op == ir::OpKind::kAvgPool2d || w.op == ir::OpKind::kGlobalAvgPool2d;
+                    w.op == ir::OpKind::kAvgPool2d || w.op == ir::OpKind::kGlobalAvgPool2d ||
+                    w.op == ir::OpKind::kBatchNorm;
     EXPECT_EQ(p.supports(w), expected) << w.key();
+  }
+  // A batch norm of images with at most a ReLU after it: oneDNN fuses nothing else.
+  ir::Workload bn = testing::make_workload(ir::OpKind::kBatchNorm, {{1, 4, 3, 3}, {4}, {4}, {4}, {4}},
+                                           {{"epsilon", 1e-3}}, {"relu"});
+  EXPECT_TRUE(p.supports(bn));
+  bn.epilogue = {"sigmoid"};
+  EXPECT_FALSE(p.supports(bn));
+  EXPECT_FALSE(p.supports(testing::make_workload(ir::OpKind::kBatchNorm, {{2, 4, 3}, {4}, {4}, {4}, {4}},
+                                                 {{"epsilon", 1e-3}})));
+}
+
+// A batch norm with a ReLU after it, in every layout it offers, gives the reference's values.
+TEST(OnednnProvider, BatchNormWithReluMatchesReference) {
+  const Provider& p = *find_provider("onednn").value();
+  std::mt19937_64 rng(11);
+  const ir::Workload w = testing::make_workload(ir::OpKind::kBatchNorm, {{2, 16, 5, 7}, {16}, {16}, {16}, {16}},
+                                                {{"epsilon", 1e-3}}, {"relu"});
+  std::vector<HostTensor> inputs = testing::random_inputs(w, rng);
+  HostTensor out(w.output), expected(w.output);
+  ASSERT_TRUE(run_reference(w, testing::pointers(inputs), expected).ok());
+  for (const Config& c : p.space(w).enumerate("onednn")) {
+    auto kernel = p.compile(w, c, CompileOptions{"host", 2});
+    ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+    ASSERT_TRUE((**kernel).run(testing::pointers(inputs), out).ok());
+    EXPECT_LE(max_scaled_error(out, expected), 1.0) << c.knobs.dump();
+    EXPECT_GE((**kernel).alternative_input_layouts(0).size(), 1u) << c.knobs.dump();
   }
 }
 

@@ -133,6 +133,14 @@ class OnednnKernel final : public Kernel {
     std::optional<memory::desc> wei_user, wei_prim, bias;
     std::vector<PostOps::Binary> binary;
     std::optional<size_t> sum_input;  // copied (reordered) into dst before the primitive runs
+    // Plain operands passed as they are: (primitive argument, kernel input, descriptor); a batch
+    // norm's mean, variance, scale and shift.
+    struct Operand {
+      int arg;
+      size_t input;
+      memory::desc desc;
+    };
+    std::vector<Operand> operands;
     size_t bias_input = 0;
     int threads = 1;
     memory::desc scratchpad;  // the primitive's scratchpad (user-managed; may be empty)
@@ -245,6 +253,7 @@ class OnednnKernel final : public Kernel {
         args[DNNL_ARG_WEIGHTS] = wei;
       }
       if (spec_->bias) args[DNNL_ARG_BIAS] = wrap(*spec_->bias, inputs[spec_->bias_input]);
+      for (const Spec::Operand& o : spec_->operands) args[o.arg] = wrap(o.desc, inputs[o.input]);
       for (size_t i = 0; i < spec_->binary.size(); ++i) {
         const PostOps::Binary& b = spec_->binary[i];
         memory operand = wrap(b.user, inputs[b.input]);
@@ -494,6 +503,48 @@ Result<OnednnKernel::Spec> build_pool(const ir::Workload& w, const Config& c) {
   return s;
 }
 
+// An inference batch norm (the given mean and variance, then scale and shift; a ReLU epilogue as
+// oneDNN's fused one) whose activations are in `tag`.
+Result<OnednnKernel::Spec> build_batch_norm_in(const ir::Workload& w, Tag tag) {
+  const memory::dims dims = to_dims(w.inputs[0].shape);
+  auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
+               dnnl::normalization_flags::use_shift;
+  if (!w.epilogue.empty()) flags = flags | dnnl::normalization_flags::fuse_norm_relu;
+  const float epsilon = static_cast<float>(w.attrs.get_float("epsilon", 1e-5));
+  auto d = dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference,
+                                                   memory::desc(dims, DT::f32, tag), epsilon, flags);
+  auto pd = dnnl::batch_normalization_forward::primitive_desc(d, cpu_engine());
+  OnednnKernel::Spec s;
+  s.prim = dnnl::batch_normalization_forward(pd);
+  s.scratchpad = pd.scratchpad_desc();
+  s.src_user = s.dst_user = memory::desc(dims, DT::f32, Tag::nchw);
+  s.src_prim = pd.src_desc();
+  s.dst_prim = pd.dst_desc();
+  const memory::desc channel({dims[1]}, DT::f32, Tag::a);
+  // The IR's inputs: x, scale, shift, mean, variance (ONNX BatchNormalization's order).
+  s.operands = {{DNNL_ARG_SCALE, 1, channel}, {DNNL_ARG_SHIFT, 2, channel}, {DNNL_ARG_MEAN, 3, channel},
+                {DNNL_ARG_VARIANCE, 4, channel}};
+  return s;
+}
+
+// The config's layout, and as alternatives the others a convolution may write (as build_pool).
+Result<OnednnKernel::Spec> build_batch_norm(const ir::Workload& w, const Config& c) {
+  TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
+  if (format != "plain" && format != "nhwc") return Status::InvalidArgument("format must be plain or nhwc");
+  const Tag tag = format == "nhwc" ? Tag::nhwc : Tag::nchw;
+  TP_ASSIGN_OR_RETURN(OnednnKernel::Spec s, build_batch_norm_in(w, tag));
+  for (Tag other : {Tag::nchw, Tag::nhwc, Tag::nChw16c, Tag::nChw8c}) {
+    if (other == tag) continue;
+    try {
+      Result<OnednnKernel::Spec> alt = build_batch_norm_in(w, other);
+      if (alt.ok()) s.alternatives.push_back(std::make_shared<const OnednnKernel::Spec>(std::move(alt).value()));
+    } catch (const dnnl::error&) {
+      // No implementation for this layout under the ISA limit.
+    }
+  }
+  return s;
+}
+
 struct OpEntry {
   Result<OnednnKernel::Spec> (*build)(const ir::Workload&, const Config&);
   std::vector<Knob> knobs;
@@ -508,10 +559,11 @@ const std::map<OpKind, OpEntry>& op_table() {
   static const OpEntry dense{build_dense, {{"format", {J("any"), J("plain")}}}, {{"format", "any"}}};
   static const OpEntry matmul{build_matmul, {{"format", {J("plain")}}}, {{"format", "plain"}}};
   static const OpEntry pool{build_pool, {{"format", {J("plain"), J("nhwc")}}}, {{"format", "plain"}}};
+  static const OpEntry batch_norm{build_batch_norm, {{"format", {J("plain"), J("nhwc")}}}, {{"format", "plain"}}};
   static const std::map<OpKind, OpEntry> table = {
       {OpKind::kConv2d, conv},        {OpKind::kDense, dense},         {OpKind::kMatmul, matmul},
       {OpKind::kBatchMatmul, matmul}, {OpKind::kMaxPool2d, pool},      {OpKind::kAvgPool2d, pool},
-      {OpKind::kGlobalAvgPool2d, pool},
+      {OpKind::kGlobalAvgPool2d, pool}, {OpKind::kBatchNorm, batch_norm},
   };
   return table;
 }
@@ -522,6 +574,10 @@ class OnednnProvider final : public Provider {
 
   bool supports(const ir::Workload& w) const override {
     if (op_table().count(w.op) == 0) return false;
+    // Batch norm: of images, with at most a ReLU after it (oneDNN's fused one).
+    if (w.op == OpKind::kBatchNorm &&
+        (w.inputs[0].shape.size() != 4 || w.epilogue.size() > 1 || (w.epilogue.size() == 1 && w.epilogue[0] != "relu")))
+      return false;
     for (const ir::TensorType& t : kernel_input_types(w))
       if (t.dtype != ir::DType::kFloat32) return false;
     return w.output.dtype == ir::DType::kFloat32;
@@ -568,11 +624,12 @@ class OnednnProvider final : public Provider {
   // Convolutions: oneDNN's own choice for the output, from the primitive descriptor (made without
   // generating code, under the process's ISA limit once a compile has fixed it; the input's is the
   // same but for an image's few channels): "onednn:nhwc" for channels last,
-  // "onednn:blocked16" (nChw16c) and the like, "" for plain NCHW. Pools without a binary post-op:
-  // "onednn:adopt", they run in their producer's layout (Kernel::adopt_input_layout). Dense and
-  // matmul: plain.
+  // "onednn:blocked16" (nChw16c) and the like, "" for plain NCHW. Pools without a binary post-op
+  // and batch norms: "onednn:adopt", they run in their producer's layout
+  // (Kernel::adopt_input_layout). Dense and matmul: plain.
   std::string expected_native_layout(const ir::Workload& w, const Config& c) const override {
     if (!validate(w, c).ok()) return {};
+    if (w.op == ir::OpKind::kBatchNorm) return "onednn:adopt";
     if (w.op == ir::OpKind::kMaxPool2d || w.op == ir::OpKind::kAvgPool2d || w.op == ir::OpKind::kGlobalAvgPool2d) {
       for (const std::string& op : w.epilogue)
         if (op == "bias" || op == "add" || op == "mul") return {};
