@@ -190,13 +190,13 @@ TEST(OnednnProvider, SupportsAnchorsPoolsAndBatchNormsOnly) {
     EXPECT_EQ(p.supports(w), expected) << w.key();
   }
   // A batch norm of images with at most a ReLU after it: oneDNN fuses nothing else.
-  ir::Workload bn = testing::make_workload(ir::OpKind::kBatchNorm, {{1, 4, 3, 3}, {4}, {4}, {4}, {4}},
-                                           {{"epsilon", 1e-3}}, {"relu"});
+  ir::Workload bn =
+      testing::make_workload(ir::OpKind::kBatchNorm, {{1, 4, 3, 3}, {4}, {4}, {4}, {4}}, {{"epsilon", 1e-3}}, {"relu"});
   EXPECT_TRUE(p.supports(bn));
   bn.epilogue = {"sigmoid"};
   EXPECT_FALSE(p.supports(bn));
-  EXPECT_FALSE(p.supports(testing::make_workload(ir::OpKind::kBatchNorm, {{2, 4, 3}, {4}, {4}, {4}, {4}},
-                                                 {{"epsilon", 1e-3}})));
+  EXPECT_FALSE(
+      p.supports(testing::make_workload(ir::OpKind::kBatchNorm, {{2, 4, 3}, {4}, {4}, {4}, {4}}, {{"epsilon", 1e-3}})));
 }
 
 // A batch norm with a ReLU after it, in every layout it offers, gives the reference's values.

@@ -511,8 +511,8 @@ Result<OnednnKernel::Spec> build_batch_norm_in(const ir::Workload& w, Tag tag) {
                dnnl::normalization_flags::use_shift;
   if (!w.epilogue.empty()) flags = flags | dnnl::normalization_flags::fuse_norm_relu;
   const float epsilon = static_cast<float>(w.attrs.get_float("epsilon", 1e-5));
-  auto d = dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference,
-                                                   memory::desc(dims, DT::f32, tag), epsilon, flags);
+  auto d = dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference, memory::desc(dims, DT::f32, tag),
+                                                   epsilon, flags);
   auto pd = dnnl::batch_normalization_forward::primitive_desc(d, cpu_engine());
   OnednnKernel::Spec s;
   s.prim = dnnl::batch_normalization_forward(pd);
@@ -522,7 +522,9 @@ Result<OnednnKernel::Spec> build_batch_norm_in(const ir::Workload& w, Tag tag) {
   s.dst_prim = pd.dst_desc();
   const memory::desc channel({dims[1]}, DT::f32, Tag::a);
   // The IR's inputs: x, scale, shift, mean, variance (ONNX BatchNormalization's order).
-  s.operands = {{DNNL_ARG_SCALE, 1, channel}, {DNNL_ARG_SHIFT, 2, channel}, {DNNL_ARG_MEAN, 3, channel},
+  s.operands = {{DNNL_ARG_SCALE, 1, channel},
+                {DNNL_ARG_SHIFT, 2, channel},
+                {DNNL_ARG_MEAN, 3, channel},
                 {DNNL_ARG_VARIANCE, 4, channel}};
   return s;
 }
@@ -561,8 +563,8 @@ const std::map<OpKind, OpEntry>& op_table() {
   static const OpEntry pool{build_pool, {{"format", {J("plain"), J("nhwc")}}}, {{"format", "plain"}}};
   static const OpEntry batch_norm{build_batch_norm, {{"format", {J("plain"), J("nhwc")}}}, {{"format", "plain"}}};
   static const std::map<OpKind, OpEntry> table = {
-      {OpKind::kConv2d, conv},        {OpKind::kDense, dense},         {OpKind::kMatmul, matmul},
-      {OpKind::kBatchMatmul, matmul}, {OpKind::kMaxPool2d, pool},      {OpKind::kAvgPool2d, pool},
+      {OpKind::kConv2d, conv},          {OpKind::kDense, dense},          {OpKind::kMatmul, matmul},
+      {OpKind::kBatchMatmul, matmul},   {OpKind::kMaxPool2d, pool},       {OpKind::kAvgPool2d, pool},
       {OpKind::kGlobalAvgPool2d, pool}, {OpKind::kBatchNorm, batch_norm},
   };
   return table;
