@@ -147,6 +147,7 @@ struct Executor::Impl {
   Result<std::vector<TensorRef>> kernel_inputs(const ir::FusedOp& f, const ir::Workload& w);
   Status choose_and_compile();
   Result<std::unique_ptr<kernels::Kernel>> compile(const ir::Workload& w, const kernels::Config& c, int threads);
+  Result<std::unique_ptr<kernels::Kernel>> step_kernel(const ir::Workload& w, const kernels::Config& c, int threads);
   Result<kernels::Kernel*> kernel_at(Step& s, int threads);
   using ViewOf = std::vector<std::optional<std::pair<ValueId, int64_t>>>;
   Status compute_predecessors(const std::vector<int>& root, const std::vector<int64_t>& offset,
@@ -344,8 +345,7 @@ Status Executor::Impl::adopt_layouts_and_mark_concats() {
     if (!first)
       for (size_t i : adopters) {
         Step& s = steps[i];
-        TP_ASSIGN_OR_RETURN(s.kernel, compile(s.workload, s.config, s.threads));
-        s.kernel = kernels::onednn::pass_layouts_through(std::move(s.kernel), s.workload, s.threads);
+        TP_ASSIGN_OR_RETURN(s.kernel, step_kernel(s.workload, s.config, s.threads));
       }
     TP_RETURN_IF_ERROR(adopt());
     bool dropped = false;
@@ -600,12 +600,20 @@ Result<std::unique_ptr<kernels::Kernel>> Executor::Impl::compile(const ir::Workl
   return p->compile(w, c, kernels::CompileOptions{options.target, threads});
 }
 
+// A step's kernel: compile()'s, and an element-wise plain kernel wrapped so that it can take the
+// layout of the oneDNN kernels around it (adopt_layouts_and_mark_concats) and their chain goes on
+// through it.
+Result<std::unique_ptr<kernels::Kernel>> Executor::Impl::step_kernel(const ir::Workload& w, const kernels::Config& c,
+                                                                     int threads) {
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, compile(w, c, threads));
+  return kernels::onednn::pass_layouts_through(std::move(k), w, threads);
+}
+
 Result<kernels::Kernel*> Executor::Impl::kernel_at(Step& s, int threads) {
   if (s.kind != Step::Kind::kKernel || threads == s.threads) return s.kernel.get();
   auto it = s.at_threads.find(threads);
   if (it == s.at_threads.end()) {
-    TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, compile(s.workload, s.config, threads));
-    k = kernels::onednn::pass_layouts_through(std::move(k), s.workload, threads);
+    TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> k, step_kernel(s.workload, s.config, threads));
     // The same layouts as the step's own kernel, adopted ones included (a pool in its producer's).
     for (size_t i = 0; i < s.in.size(); ++i) {
       const std::string key = s.kernel->native_input_layout(i).key;
@@ -753,10 +761,7 @@ Status Executor::Impl::choose_and_compile() {
     auto scheduled = scheduled_threads.find(s.info.name);
     s.threads = scheduled == scheduled_threads.end() ? options.threads : scheduled->second;
     s.config = c.config;
-    TP_ASSIGN_OR_RETURN(s.kernel, compile(w, c.config, s.threads));
-    // An element-wise plain kernel can take the layout of the oneDNN kernels around it
-    // (adopt_layouts_and_mark_concats), so that their chain goes on through it.
-    s.kernel = kernels::onednn::pass_layouts_through(std::move(s.kernel), w, s.threads);
+    TP_ASSIGN_OR_RETURN(s.kernel, step_kernel(w, c.config, s.threads));
     s.info.provider = c.config.provider;
     s.info.source = c.source;
     s.info.device = c.device;

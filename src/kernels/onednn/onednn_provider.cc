@@ -3,6 +3,7 @@
 #include "kernels/onednn/onednn_common.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <omp.h>
 
@@ -481,26 +482,31 @@ Result<OnednnKernel::Spec> build_pool_in(const ir::Workload& w, Tag tag) {
   return s;
 }
 
-// The config's layout, and as alternatives the layouts oneDNN's convolutions write (channels last;
-// nChw16c and nChw8c, channel-blocked for AVX-512 and AVX2), so that a pool can run in whatever
-// layout its producer leaves and keep the chain (the ISA limit may refuse some: skipped). Pools
-// with a binary post-op keep the config's layout only.
-Result<OnednnKernel::Spec> build_pool(const ir::Workload& w, const Config& c) {
+// The config's layout ("format": plain or nhwc) built by `build_in`, and as alternatives the
+// layouts oneDNN's convolutions write (channels last; nChw16c and nChw8c, channel-blocked for
+// AVX-512 and AVX2), so that a pool or a batch norm can run in whatever layout its producer leaves
+// and keep the chain (the ISA limit may refuse some: skipped). A kernel with a binary post-op keeps
+// the config's layout only.
+Result<OnednnKernel::Spec> build_adopting(const Config& c, const std::function<Result<OnednnKernel::Spec>(Tag)>& build_in) {
   TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
   if (format != "plain" && format != "nhwc") return Status::InvalidArgument("format must be plain or nhwc");
   const Tag tag = format == "nhwc" ? Tag::nhwc : Tag::nchw;
-  TP_ASSIGN_OR_RETURN(OnednnKernel::Spec s, build_pool_in(w, tag));
+  TP_ASSIGN_OR_RETURN(OnednnKernel::Spec s, build_in(tag));
   if (!s.binary.empty()) return s;
   for (Tag other : {Tag::nchw, Tag::nhwc, Tag::nChw16c, Tag::nChw8c}) {
     if (other == tag) continue;
     try {
-      Result<OnednnKernel::Spec> alt = build_pool_in(w, other);
+      Result<OnednnKernel::Spec> alt = build_in(other);
       if (alt.ok()) s.alternatives.push_back(std::make_shared<const OnednnKernel::Spec>(std::move(alt).value()));
     } catch (const dnnl::error&) {
       // No implementation for this layout under the ISA limit.
     }
   }
   return s;
+}
+
+Result<OnednnKernel::Spec> build_pool(const ir::Workload& w, const Config& c) {
+  return build_adopting(c, [&](Tag tag) { return build_pool_in(w, tag); });
 }
 
 // An inference batch norm (the given mean and variance, then scale and shift; a ReLU epilogue as
@@ -529,22 +535,8 @@ Result<OnednnKernel::Spec> build_batch_norm_in(const ir::Workload& w, Tag tag) {
   return s;
 }
 
-// The config's layout, and as alternatives the others a convolution may write (as build_pool).
 Result<OnednnKernel::Spec> build_batch_norm(const ir::Workload& w, const Config& c) {
-  TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
-  if (format != "plain" && format != "nhwc") return Status::InvalidArgument("format must be plain or nhwc");
-  const Tag tag = format == "nhwc" ? Tag::nhwc : Tag::nchw;
-  TP_ASSIGN_OR_RETURN(OnednnKernel::Spec s, build_batch_norm_in(w, tag));
-  for (Tag other : {Tag::nchw, Tag::nhwc, Tag::nChw16c, Tag::nChw8c}) {
-    if (other == tag) continue;
-    try {
-      Result<OnednnKernel::Spec> alt = build_batch_norm_in(w, other);
-      if (alt.ok()) s.alternatives.push_back(std::make_shared<const OnednnKernel::Spec>(std::move(alt).value()));
-    } catch (const dnnl::error&) {
-      // No implementation for this layout under the ISA limit.
-    }
-  }
-  return s;
+  return build_adopting(c, [&](Tag tag) { return build_batch_norm_in(w, tag); });
 }
 
 struct OpEntry {
