@@ -487,7 +487,8 @@ Result<OnednnKernel::Spec> build_pool_in(const ir::Workload& w, Tag tag) {
 // AVX-512 and AVX2), so that a pool or a batch norm can run in whatever layout its producer leaves
 // and keep the chain (the ISA limit may refuse some: skipped). A kernel with a binary post-op keeps
 // the config's layout only.
-Result<OnednnKernel::Spec> build_adopting(const Config& c, const std::function<Result<OnednnKernel::Spec>(Tag)>& build_in) {
+Result<OnednnKernel::Spec> build_adopting(const Config& c,
+                                          const std::function<Result<OnednnKernel::Spec>(Tag)>& build_in) {
   TP_ASSIGN_OR_RETURN(std::string format, knob_string(c, "format"));
   if (format != "plain" && format != "nhwc") return Status::InvalidArgument("format must be plain or nhwc");
   const Tag tag = format == "nhwc" ? Tag::nhwc : Tag::nchw;
