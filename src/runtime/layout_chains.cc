@@ -77,9 +77,8 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
     }
     return true;
   };
-  // The executor's channels-last concat: along the channels of rank-4 tensors, of distinct values
-  // that kernels write channels last and every other reader takes so, the output taken channels
-  // last.
+  // A candidate for the executor's channels-last concat: along the channels of rank-4 tensors, of
+  // distinct values that kernels write (could_hold and holds say what else it needs).
   auto concat_shape = [&](ir::NodeId c) {
     const ir::Node& n = g.node(c);
     if (n.op != ir::OpKind::kConcat || n.outputs.size() != 1 || g.type(n.outputs[0]).rank() != 4) return false;
@@ -101,7 +100,8 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
     }
     return readers_take(n.outputs[0], kChannelsLast, -1);
   };
-  // After adoption: each input written channels last.
+  // After adoption: each input written channels last and taken so by its other readers, the
+  // output taken channels last by every reader.
   auto holds = [&](ir::NodeId c) {
     const ir::Node& n = g.node(c);
     for (ir::ValueId v : n.inputs) {
