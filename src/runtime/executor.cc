@@ -266,16 +266,19 @@ Status Executor::Impl::adopt_layouts_and_mark_concats() {
         return false;
     return true;
   };
+  // Kernels that may adopt a layout (before any adoption), so that a second round starts them afresh.
+  std::vector<bool> adopts(steps.size(), false);
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (size_t k = 0; k < steps[i].in.size() && kernel_step(static_cast<int>(i)) && !adopts[i]; ++k)
+      adopts[i] = !steps[i].kernel->alternative_input_layouts(k).empty();
   // Before adoption, what the concat needs of its neighbours: each input's producer writes channels
   // last or may adopt a layout, each input's other readers and the output's readers can take
   // channels last (kernels, or planned concats).
   auto could_hold = [&](int c) {
     for (const TensorRef& r : steps[c].in) {
-      const Kernel& p = *steps[producer[r.value]].kernel;
-      bool adopts = false;
-      for (size_t k = 0; k < steps[producer[r.value]].in.size() && !adopts; ++k)
-        adopts = !p.alternative_input_layouts(k).empty();
-      if ((!p.native_output_layout().channels_last && !adopts) || !readers_take(r.value, is_channels_last, true))
+      const int p = producer[r.value];
+      if ((!steps[p].kernel->native_output_layout().channels_last && !adopts[p]) ||
+          !readers_take(r.value, is_channels_last, true))
         return false;
     }
     return readers_take(steps[c].out[0], is_channels_last, false);
@@ -324,37 +327,28 @@ Status Executor::Impl::adopt_layouts_and_mark_concats() {
     }
     return Status::Ok();
   };
-  for (size_t i = 0; i < steps.size(); ++i) planned[i] = concat_shape(static_cast<int>(i));
-  for (bool dropped = true; dropped;) {
-    dropped = false;
-    for (size_t i = 0; i < steps.size(); ++i)
-      if (planned[i] && !could_hold(static_cast<int>(i))) {
-        planned[i] = false;
-        dropped = true;
-      }
-  }
-  // Kernels that may adopt a layout, so that a second round starts them afresh.
-  std::vector<size_t> adopters;
-  for (size_t i = 0; i < steps.size(); ++i)
-    for (size_t k = 0; k < steps[i].in.size() && kernel_step(static_cast<int>(i)); ++k)
-      if (!steps[i].kernel->alternative_input_layouts(k).empty()) {
-        adopters.push_back(i);
-        break;
-      }
-  for (bool first = true;; first = false) {
-    if (!first)
-      for (size_t i : adopters) {
-        Step& s = steps[i];
-        TP_ASSIGN_OR_RETURN(s.kernel, step_kernel(s.workload, s.config, s.threads));
-      }
-    TP_RETURN_IF_ERROR(adopt());
+  // Unplans the concats that fail `check`; whether any did.
+  auto drop_failing = [&](const std::function<bool(int)>& check) {
     bool dropped = false;
     for (size_t i = 0; i < steps.size(); ++i)
-      if (planned[i] && !holds(static_cast<int>(i))) {
+      if (planned[i] && !check(static_cast<int>(i))) {
         planned[i] = false;
         dropped = true;
       }
-    if (!dropped) break;
+    return dropped;
+  };
+  for (size_t i = 0; i < steps.size(); ++i) planned[i] = concat_shape(static_cast<int>(i));
+  while (drop_failing(could_hold)) {
+  }
+  for (bool first = true;; first = false) {
+    if (!first)
+      for (size_t i = 0; i < steps.size(); ++i)
+        if (adopts[i]) {
+          Step& s = steps[i];
+          TP_ASSIGN_OR_RETURN(s.kernel, step_kernel(s.workload, s.config, s.threads));
+        }
+    TP_RETURN_IF_ERROR(adopt());
+    if (!drop_failing(holds)) break;
   }
   for (size_t i = 0; i < steps.size(); ++i) {
     steps[i].channels_last = planned[i];

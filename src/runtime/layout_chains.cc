@@ -163,26 +163,24 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
   };
   // As the executor: every concat that could copy channels last is assumed to, adoption runs, and
   // the concats it did not bear out are dropped and adoption runs again, until none is dropped.
-  for (size_t n = 0; n < g.nodes().size(); ++n) planned[n] = concat_shape(static_cast<ir::NodeId>(n));
-  for (bool dropped = true; dropped;) {
-    dropped = false;
+  // Unplans the concats that fail `check`; whether any did.
+  auto drop_failing = [&](const std::function<bool(ir::NodeId)>& check) {
+    bool dropped = false;
     for (size_t n = 0; n < g.nodes().size(); ++n)
-      if (planned[n] && !could_hold(static_cast<ir::NodeId>(n))) {
+      if (planned[n] && !check(static_cast<ir::NodeId>(n))) {
         planned[n] = false;
         dropped = true;
       }
+    return dropped;
+  };
+  for (size_t n = 0; n < g.nodes().size(); ++n) planned[n] = concat_shape(static_cast<ir::NodeId>(n));
+  while (drop_failing(could_hold)) {
   }
   const std::vector<std::string> initial = family;
-  for (bool dropped = true; dropped;) {
+  do {
     family = initial;
     adopt();
-    dropped = false;
-    for (size_t n = 0; n < g.nodes().size(); ++n)
-      if (planned[n] && !holds(static_cast<ir::NodeId>(n))) {
-        planned[n] = false;
-        dropped = true;
-      }
-  }
+  } while (drop_failing(holds));
   std::vector<ir::NodeId> concats;
   for (size_t n = 0; n < g.nodes().size(); ++n)
     if (planned[n]) {
