@@ -132,12 +132,13 @@ struct Executor::Impl {
   std::map<std::string, int> scheduled_threads;  // by step name, from options.schedule
   // Scheduled runs: each stage's groups as ranges of steps, and the closures that run them.
   std::vector<std::vector<std::pair<int, int>>> stage_ranges;
+  std::vector<std::vector<int>> stage_threads;  // per stage, each group's thread count
   std::vector<std::vector<std::function<Status()>>> stage_tasks;
   std::unique_ptr<GroupPool> pool;
   double last_timed_s = -1e9;  // when time_stage last finished timing (now_s)
 
   // Runs stage k of a scheduled run: its groups at once, up to the barrier.
-  Status run_stage(size_t k) { return pool ? pool->run(stage_tasks[k]) : stage_tasks[k][0](); }
+  Status run_stage(size_t k) { return pool ? pool->run(stage_tasks[k], stage_threads[k]) : stage_tasks[k][0](); }
 
   void say(const std::string& line) const {
     if (options.progress) options.progress(line);
@@ -885,14 +886,18 @@ Status Executor::Impl::order_by_schedule() {
   TP_RETURN_IF_ERROR(validate_schedule(schedule, names, preds, options.threads));
   std::vector<int> order;
   stage_ranges.clear();
+  stage_threads.clear();
   for (const Stage& stage : schedule.stages) {
     std::vector<std::pair<int, int>> ranges;
+    std::vector<int> threads;
     for (const StageGroup& group : stage.groups) {
       const int begin = static_cast<int>(order.size());
       for (const std::string& op : group.ops) order.push_back(index.at(op));
       ranges.push_back({begin, static_cast<int>(order.size())});
+      threads.push_back(group.threads);
     }
     stage_ranges.push_back(std::move(ranges));
+    stage_threads.push_back(std::move(threads));
   }
   std::vector<int> new_index(steps.size());
   for (size_t k = 0; k < order.size(); ++k) new_index[order[k]] = static_cast<int>(k);
@@ -1129,7 +1134,7 @@ Result<std::unique_ptr<Executor>> Executor::load(const ir::Graph& graph, const E
     widest = std::max(widest, tasks.size());
     impl->stage_tasks.push_back(std::move(tasks));
   }
-  if (widest > 1) impl->pool = std::make_unique<GroupPool>(static_cast<int>(widest) - 1);
+  if (widest > 1) impl->pool = std::make_unique<GroupPool>(static_cast<int>(widest) - 1, options.threads);
   std::unique_ptr<Executor> e(new Executor(std::move(impl)));
   for (ValueId v : g.inputs()) {
     e->inputs_.push_back(e->impl_->views[v].get());
@@ -1176,7 +1181,7 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
     }
   }
   if (groups.size() > 1 && (!m.pool || m.pool->workers() + 1 < static_cast<int>(groups.size())))
-    m.pool = std::make_unique<GroupPool>(static_cast<int>(groups.size()) - 1);
+    m.pool = std::make_unique<GroupPool>(static_cast<int>(groups.size()) - 1, m.options.threads);
   std::vector<std::function<Status()>> tasks;
   for (size_t k = 0; k < groups.size(); ++k)
     tasks.push_back([&plan, k] {
@@ -1186,7 +1191,7 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
       }
       return Status::Ok();
     });
-  auto once = [&] { return tasks.size() == 1 ? tasks[0]() : m.pool->run(tasks); };
+  auto once = [&] { return tasks.size() == 1 ? tasks[0]() : m.pool->run(tasks, threads); };
   TP_RETURN_IF_ERROR(once());  // packs the weights of kernels used for the first time
   measure::TimingOptions t;
   t.warmup = 0;  // the run above was it

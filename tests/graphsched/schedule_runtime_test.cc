@@ -218,7 +218,8 @@ TEST(ConcurrentRuntime, EachStageIsTimedAsItRunsInTheModel) {
 
 TEST(ConcurrentRuntime, GroupsOfSeveralThreadsComputeWhatTheSequentialRunDoes) {
   // At 4 threads the greedy stages have groups of 2 threads: their oneDNN and Halide kernels run on
-  // nested OpenMP teams inside the stage's team (4 threads on this machine's 2 cores: correctness only).
+  // the OpenMP teams of the stage runtime's own threads (runtime/group_pool.h; 4 threads on this
+  // machine's 2 cores: correctness only).
   const ir::Graph g = model("squeezenet1_1", 64);
   for (runtime::ConfigPolicy policy : {runtime::ConfigPolicy::kOnednn, runtime::ConfigPolicy::kHalideDefault}) {
     runtime::ExecutorOptions o = options(policy);
