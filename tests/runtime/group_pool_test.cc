@@ -75,7 +75,7 @@ std::set<long> team_ids(int threads) {
 }
 
 TEST(GroupPool, NoThreadIsStartedAgainFromOneRunToTheNext) {
-  constexpr int kTeam = 3;  // the executor's thread count: its whole-team stages' team
+  constexpr int kTeam = 3;                             // the executor's thread count: its whole-team stages' team
   GroupPool pool(1, kTeam, std::chrono::seconds(60));  // no thread of its own ends while idle here
   const std::set<long> callers = team_ids(kTeam);
   ASSERT_EQ(callers.size(), static_cast<size_t>(kTeam));
