@@ -5,7 +5,9 @@
 // conversions a plain-layout kernel makes a chain do), else the default predicted faster.
 // `--compare` also runs the model here, predicts the configs that run chose, and prints the error
 // per operator and in total. On this machine, predictions made with a described device's vector
-// are scaled by its clock over this machine's (one key covers hosts at different clocks).
+// are scaled by its clock over this machine's (one key covers hosts at different clocks). A machine
+// whose CPU a device of the model (or of --devices) describes under its key from before keys carried
+// the CPU signature is predicted with that device's vector (measure::same_cpu_under_older_key).
 // Kernels with a native layout (oneDNN's convolutions) cost less inside a chain of such kernels,
 // where the executor skips their layout conversions: an instance whose input and output the chain
 // keeps native is predicted as the chained program (features' "config.chained_io"), one with one of
@@ -102,18 +104,29 @@ void run_predict(const PredictOptions& o) {
   std::string vector_source;  // trained, described, measured
   double here_clock_mhz = 0;  // this machine's clock (/proc/cpuinfo or cpufreq)
   double clock_scale = 1;     // described clock / this machine's: applied to every prediction
+  std::string host_key;       // this machine's key (configs are chosen for it, as `run` does)
   if (o.device.empty()) {
     measure::DeviceOptions d;
     d.threads = o.threads > 0 ? o.threads : static_cast<int>(measure::pinned_cpus(1 << 16).size());
     d.isa = o.isa;
     device = check(measure::detect_device(d));
     here_clock_mhz = device.clock_mhz;
+    host_key = device.key();
     if (const measure::Device* t = trained_on.find(device.key())) {
       device = *t;
       vector_source = "trained";
     } else if (const measure::Device* t = described.find(device.key())) {
       device = *t;
       vector_source = "described";
+    } else if (const measure::Device* t = trained_on.find_under_older_key(device)) {
+      // This CPU, measured before keys carried its signature: the vector learned for it.
+      device = *t;
+      vector_source = "trained";
+      device_note = " (this CPU under its older key " + t->key() + ")";
+    } else if (const measure::Device* t = described.find_under_older_key(device)) {
+      device = *t;
+      vector_source = "described";
+      device_note = " (this CPU under its older key " + t->key() + ")";
     } else {
       vector_source = "measured";
     }
@@ -136,7 +149,7 @@ void run_predict(const PredictOptions& o) {
     vector_source = trained_on.find(device.key()) ? "trained" : "described";
   }
   const std::vector<double> device_vector = device.features();
-  const std::string device_key = o.device.empty() ? device.key() : o.device;
+  const std::string device_key = o.device.empty() ? host_key : o.device;
 
   // With --compare, the run first: the configs it ran (its load-time checks decided some) are the
   // ones to predict.

@@ -61,6 +61,12 @@ const measure::Device* DeviceTable::find(const std::string& device_key) const {
   return it == devices_.end() ? nullptr : &it->second;
 }
 
+const measure::Device* DeviceTable::find_under_older_key(const measure::Device& host) const {
+  for (const auto& [key, d] : devices_)
+    if (measure::same_cpu_under_older_key(d, host)) return &d;
+  return nullptr;
+}
+
 Result<measure::Device> DeviceTable::closest(const std::string& device_key) const {
   if (devices_.empty()) return Status::NotFound("no device descriptions to describe " + device_key + " with");
   const measure::Device* best = nullptr;

@@ -28,6 +28,8 @@ class DeviceTable {
   size_t size() const { return devices_.size(); }
   // The description of exactly `device_key`, or null.
   const measure::Device* find(const std::string& device_key) const;
+  // The description of `host`'s CPU under an older key (measure::same_cpu_under_older_key), or null.
+  const measure::Device* find_under_older_key(const measure::Device& host) const;
   const std::map<std::string, measure::Device>& devices() const { return devices_; }
   // NotFound when the table is empty.
   Result<DeviceVector> vector_for(const std::string& device_key) const;

@@ -189,6 +189,16 @@ std::string Device::key() const {
   return arch + "-" + cpu + "-" + (level ? level->key : isa) + "-t" + std::to_string(threads);
 }
 
+bool same_cpu_under_older_key(const Device& older, const Device& host) {
+  if (!older.cpu_signature.empty() || host.cpu_signature.empty()) return false;
+  std::vector<std::string> a = older.isa_features, b = host.isa_features;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return older.arch == host.arch && older.cpu_model == host.cpu_model && older.isa == host.isa && a == b &&
+         older.cores == host.cores && older.threads == host.threads && older.l1d_bytes == host.l1d_bytes &&
+         older.l2_bytes == host.l2_bytes && older.l3_bytes == host.l3_bytes;
+}
+
 const std::vector<std::string>& device_feature_names() {
   static const std::vector<std::string> names = {
       "cores",      "threads",     "l1d_kib",           "l2_kib", "l3_mib", "vector_lanes", "isa_sse41", "isa_avx2",

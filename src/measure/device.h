@@ -40,6 +40,12 @@ struct Device {
 
 const std::vector<std::string>& device_feature_names();
 
+// Whether `older` describes `host`'s CPU under a key made before keys carried the CPU signature (a
+// masked model name's "f25m17"): `older` has no signature, `host` has one, and the rest of what
+// tells CPUs apart is equal (architecture, model name, ISA level and features, cores, threads,
+// cache sizes). Peaks and clocks are measurements, not identity, and are not compared.
+bool same_cpu_under_older_key(const Device& older, const Device& host);
+
 nlohmann::json device_to_json(const Device& d);
 Result<Device> device_from_json(const nlohmann::json& j);
 

@@ -123,6 +123,17 @@ TEST(DeviceTable, UnknownDevicesGetTheClosestDescribedOneFlagged) {
   ASSERT_TRUE(other.ok());
   EXPECT_FALSE(other->exact);
   EXPECT_EQ(other->described_by, a.key());
+  // A host whose CPU a description holds under its older key (no signature) finds that description.
+  measure::Device masked = a;
+  masked.cpu_model = "AMD EPYC";
+  table.add(masked);
+  measure::Device host = masked;
+  host.cpu_signature = "f25m17";
+  const measure::Device* older = table.find_under_older_key(host);
+  ASSERT_NE(older, nullptr);
+  EXPECT_EQ(older->key(), "x86_64-amd-epyc-avx2-fma-t2");
+  host.threads = 1;
+  EXPECT_EQ(table.find_under_older_key(host), nullptr);
   DeviceKeyParts p = split_device_key("x86_64-intel-xeon-avx512-t16");
   EXPECT_EQ(p.arch, "x86_64");
   EXPECT_EQ(p.cpu, "intel-xeon");

@@ -80,6 +80,41 @@ TEST_F(DeviceTest, MaskedModelNamesAreToldApartByTheCpuSignature) {
   EXPECT_EQ(round_trip->key(), zen5.key());
 }
 
+// A description written before keys carried the signature is recognised as the host's CPU when the
+// rest of its identity matches, and only then (a Zen 4 and a Zen 5 host show the same model name).
+TEST_F(DeviceTest, AnOlderKeysDescriptionIsRecognisedAsTheSameCpu) {
+  Device host;
+  host.cpu_model = "AMD EPYC";
+  host.cpu_signature = "f25m17";
+  host.isa = "avx512";
+  host.isa_features = {"sse41", "avx", "avx2", "fma", "avx512f"};
+  host.cores = host.threads = 2;
+  host.l1d_bytes = 32 << 10;
+  host.l2_bytes = 1 << 20;
+  host.l3_bytes = 32 << 20;
+  host.peak_gflops = 233;
+  Device older = host;
+  older.cpu_signature.clear();
+  older.isa_features = {"avx512f", "fma", "avx2", "avx", "sse41"};  // order is not identity
+  older.peak_gflops = 231;                                          // nor are measured peaks
+  ASSERT_EQ(older.key(), "x86_64-amd-epyc-avx512-t2");
+  EXPECT_TRUE(same_cpu_under_older_key(older, host));
+  EXPECT_FALSE(same_cpu_under_older_key(host, host)) << "a signed description is not an older key";
+  EXPECT_FALSE(same_cpu_under_older_key(older, older)) << "a host without a signature has no older key";
+  Device zen5 = older;
+  zen5.l1d_bytes = 48 << 10;
+  EXPECT_FALSE(same_cpu_under_older_key(zen5, host)) << "another L1d: another CPU";
+  Device one_thread = older;
+  one_thread.threads = 1;
+  EXPECT_FALSE(same_cpu_under_older_key(one_thread, host));
+  Device avx2 = older;
+  avx2.isa = "avx2";
+  EXPECT_FALSE(same_cpu_under_older_key(avx2, host));
+  Device fewer = older;
+  fewer.isa_features.pop_back();
+  EXPECT_FALSE(same_cpu_under_older_key(fewer, host));
+}
+
 TEST_F(DeviceTest, ThreadCountsAndIsaLevelsAreDifferentDevices) {
   auto native = detect_device(options(1));
   auto sse = detect_device(options(1, "sse41"));
