@@ -17,6 +17,13 @@ Known faults:
                           after the 2-thread record of the same config. Recognised as: a 1-thread
                           device's oneDNN record, measured before the fix, with a 2-thread record of the
                           same workload and config on the same CPU and ISA within 30 s of it.
+  stalled-repeat          any date, cause not established: one repeat of a record ran over 10x its
+                          fastest repeat (e.g. 10.3 ms, 0.36 ms, 0.27 ms), and the record's mean cost,
+                          which cost models learn, is the stall's. In 2026-11 255 of 74,348 records (0.3%),
+                          the first repeat the slow one in 252; oneDNN 197, Halide 58. A learned model
+                          predicted a 0.015 ms depthwise convolution at 1.45 ms from one such record
+                          (14.7 ms mean of 23.9, 20.2 and 0.13 ms). Recognised as: an error-free record
+                          of at least two repeats whose slowest is over STALL_RATIO times its fastest.
 """
 import argparse
 import functools
@@ -28,6 +35,7 @@ from collections import defaultdict
 
 FIX_ONEDNN_THREADS = 1795596109  # 2026-11-25 08:41:49 UTC, the provider fix
 ALSO_THREADS_WINDOW_S = 30
+STALL_RATIO = 10
 
 
 def read_lines(path):
@@ -68,7 +76,19 @@ def onednn_t1_also_threads(device, records, lines_of):
     return hit
 
 
-FAULTS = [("onednn-t1-also-threads", onednn_t1_also_threads)]
+def stalled_repeat(device, records, lines_of):
+    """Indices of `records` whose repeats spread over STALL_RATIO (a stall, not the program)."""
+    hit = []
+    for i, r in enumerate(records):
+        costs = r["result"].get("costs") or []
+        if r["result"].get("error_no", 0) != 0 or len(costs) < 2 or min(costs) <= 0:
+            continue
+        if max(costs) > STALL_RATIO * min(costs):
+            hit.append(i)
+    return hit
+
+
+FAULTS = [("onednn-t1-also-threads", onednn_t1_also_threads), ("stalled-repeat", stalled_repeat)]
 
 
 def main():

@@ -104,6 +104,19 @@ class FaultyRecords(unittest.TestCase):
         self.assertEqual(faults.onednn_t1_also_threads("c-avx2-t1", t1, lambda d: lines[d]), [0])
         self.assertEqual(faults.onednn_t1_also_threads("c-avx2-t2", t2, lambda d: lines[d]), [])
 
+    def test_a_record_whose_repeats_spread_over_tenfold_is_dropped(self):
+        def timed(costs, error_no=0):
+            r = record("c-avx2-t2", "w", {"a": 1}, sum(costs) / len(costs), 1000.0)
+            r["result"]["costs"], r["result"]["error_no"] = costs, error_no
+            return r
+        rs = [timed([0.0103, 0.000359, 0.000272]),  # the fault: a stalled first repeat
+              timed([0.0239, 0.0202, 0.000128]),    # two stalled repeats
+              timed([0.0010, 0.0012, 0.0011]),      # a measurement
+              timed([0.0050, 0.0006]),              # 8.3x: within the ratio
+              timed([0.0103, 0.000359], error_no=4),  # an error: no cost to learn
+              timed([0.0103])]                      # one repeat: nothing to compare
+        self.assertEqual(faults.stalled_repeat("c-avx2-t2", rs, None), [0, 1])
+
 
 class CommittedDataset(unittest.TestCase):
     @classmethod
