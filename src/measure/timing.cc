@@ -55,18 +55,8 @@ Result<double> time_number(const std::function<Status()>& run, int64_t number) {
   return std::chrono::duration<double>(Clock::now() - start).count() / static_cast<double>(number);
 }
 
-}  // namespace
-
-Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions& options) {
-  if (options.repeat < 1) return Status::InvalidArgument("repeat must be at least 1");
-  for (int i = 0; i < options.warmup; ++i) TP_RETURN_IF_ERROR(run());
-  if (options.discarded_timings > 0) {
-    TimingOptions once = options;
-    once.warmup = 0;
-    once.discarded_timings = 0;
-    for (int i = 0; i < options.discarded_timings; ++i) TP_RETURN_IF_ERROR(time_runs(run, once).status());
-  }
-
+// Calibration and repeats (the warm-up and discarded timings are the caller's).
+Result<Timing> take(const std::function<Status()>& run, const TimingOptions& options) {
   // The first timing calibrates: while it is shorter than min_repeat_ms, `number` grows (TVM's rule:
   // to the estimate that fills min_repeat_ms, at least x1.618) and it is taken again. The timing that
   // reaches min_repeat_ms is kept as the first cost.
@@ -88,6 +78,32 @@ Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions
       double grown = std::max(estimate, std::ceil(1.618 * static_cast<double>(t.number)));
       t.number = std::min<int64_t>(options.max_number, static_cast<int64_t>(grown));
     }
+  }
+  return t;
+}
+
+bool spread_too_far(const Timing& t, const TimingOptions& options) {
+  if (options.min_repeat_ms <= 0 || t.costs.size() < 2) return false;
+  auto [lo, hi] = std::minmax_element(t.costs.begin(), t.costs.end());
+  return *hi > options.retake_spread * *lo;
+}
+
+}  // namespace
+
+Result<Timing> time_runs(const std::function<Status()>& run, const TimingOptions& options) {
+  if (options.repeat < 1) return Status::InvalidArgument("repeat must be at least 1");
+  for (int i = 0; i < options.warmup; ++i) TP_RETURN_IF_ERROR(run());
+  if (options.discarded_timings > 0) {
+    TimingOptions once = options;
+    once.warmup = 0;
+    once.discarded_timings = 0;
+    once.retakes = 0;
+    for (int i = 0; i < options.discarded_timings; ++i) TP_RETURN_IF_ERROR(time_runs(run, once).status());
+  }
+  TP_ASSIGN_OR_RETURN(Timing t, take(run, options));
+  for (int retaken = 1; retaken <= options.retakes && spread_too_far(t, options); ++retaken) {
+    TP_ASSIGN_OR_RETURN(t, take(run, options));
+    t.retaken = retaken;
   }
   return t;
 }

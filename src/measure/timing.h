@@ -28,6 +28,13 @@ struct TimingOptions {
   // for the workload: a config that slow is no contender, and its repeats would be most of the time
   // spent measuring it.
   double stop_above_s = 0;
+  // A timing whose repeats spread over `retake_spread` x (slowest against fastest) is taken again
+  // from its calibration, up to `retakes` times; the last one taken is reported. On a shared 2-core
+  // VM a kernel can stall for a few hundred milliseconds (repeats of 23.9, 20.2 and 0.13 ms for a
+  // 0.015 ms convolution); no kernel's timings of at least min_repeat_ms each spread that far
+  // otherwise. Applies only when min_repeat_ms > 0 (single-run timings of a few ns do spread).
+  int retakes = 1;
+  double retake_spread = 10;
   bool flush_cache = false;      // write a buffer larger than the last-level cache before each timing
   int64_t flush_bytes = 0;       // size of that buffer; 0: 2x the L3 (sysconf), capped at 256 MiB
   // Called before each timing (after the flush, if any): e.g. evict() of the data being timed.
@@ -44,6 +51,7 @@ struct Timing {
   std::vector<double> costs;  // seconds per run, one per repeat
   int64_t number = 1;         // runs averaged in each cost
   bool stopped_early = false;  // TimingOptions::stop_above_s cut the repeats short
+  int retaken = 0;             // times the whole timing was taken again (TimingOptions::retakes)
 };
 
 // Times `run` (one execution of a kernel) under the protocol. The first failed run ends the timing

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include <gtest/gtest.h>
 
@@ -97,6 +98,61 @@ TEST(Timing, DiscardedTimingsRunInFullAndAreNotReported) {
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->costs.size(), 3u);
   EXPECT_EQ(calls, 2 + 2 * 3 + 3);  // warm-up once, two whole timings thrown away, the three kept
+}
+
+// Spins for `us` microseconds: a run whose time does not depend on the scheduler's sleep granularity.
+void spin_us(double us) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(us);
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
+TEST(Timing, ATimingWhoseRepeatsSpreadOverTenfoldIsTakenAgain) {
+  // A kernel that stalls for its first eight runs (2 ms each, as a multi-threaded kernel can on a
+  // shared VM), then runs in 20 us: the warm-up, the calibration (1 run, then 3) and the second
+  // repeat are stalled, the third is not.
+  int calls = 0;
+  auto stalls_then_runs = [&] {
+    spin_us(++calls <= 8 ? 2000 : 20);
+    return Status::Ok();
+  };
+  TimingOptions o;
+  o.repeat = 3;
+  o.min_repeat_ms = 5;
+  o.retakes = 0;
+  auto kept = time_runs(stalls_then_runs, o);
+  ASSERT_TRUE(kept.ok());
+  ASSERT_EQ(kept->costs.size(), 3u);
+  EXPECT_EQ(kept->retaken, 0);
+  EXPECT_GT(*std::max_element(kept->costs.begin(), kept->costs.end()), 10 * fastest(kept->costs));
+
+  calls = 0;
+  o.retakes = 1;
+  auto retaken = time_runs(stalls_then_runs, o);
+  ASSERT_TRUE(retaken.ok());
+  ASSERT_EQ(retaken->costs.size(), 3u);
+  EXPECT_EQ(retaken->retaken, 1);
+  for (double c : retaken->costs) EXPECT_LT(c, 0.5e-3);
+  // Calibrated again from one run: 20 us runs need about 250 to fill 5 ms.
+  EXPECT_GT(retaken->number, 100);
+}
+
+TEST(Timing, TimingsOfSingleRunsAreNotTakenAgain) {
+  // Without a minimum a timing is one run, whose time can spread far (a cold first call): no retake.
+  int calls = 0;
+  TimingOptions o;
+  o.repeat = 3;
+  o.min_repeat_ms = 0;
+  o.warmup = 0;
+  auto t = time_runs(
+      [&] {
+        spin_us(++calls == 1 ? 2000 : 20);
+        return Status::Ok();
+      },
+      o);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->retaken, 0);
+  EXPECT_EQ(calls, 3);
 }
 
 TEST(Timing, CapOnNumberHoldsForVeryFastRuns) {
