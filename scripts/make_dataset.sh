@@ -19,7 +19,7 @@
 # the dataset too. It waits while the project builds (measuring then would be noise).
 #
 # Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--first-round F] [--per-round N] [--db FILE] [--export-only]
-#                                [--native-top-up]
+#                                [--native-top-up] [--isas LIST] [--threads LIST]
 #   --hours H       stop starting new steps after H hours (default: no limit)
 #   --rounds R      tuning rounds (default 6); round r brings each workload to r x N trials per device
 #   --first-round F start at round F (default 1): the rounds before it are done on this machine's devices
@@ -29,6 +29,8 @@
 #                   import the records that time a program in native layouts which the device has no such
 #                   record of (kernels that gained native costs after they were measured: oneDNN's pools),
 #                   then export
+#   --isas LIST     only these of the ISA levels this CPU runs (comma-separated: avx512,avx2,sse41)
+#   --threads LIST  only these thread counts (comma-separated, of 2 and 1)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 TP="$ROOT/build/tensorperf"
@@ -41,6 +43,8 @@ FIRST_ROUND=1
 PER_ROUND=6
 EXPORT_ONLY=0
 NATIVE_TOP_UP=0
+ONLY_ISAS=""
+ONLY_THREADS=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --hours) HOURS="$2"; shift 2 ;;
@@ -50,7 +54,9 @@ while [[ $# -gt 0 ]]; do
     --db) DB="$2"; shift 2 ;;
     --export-only) EXPORT_ONLY=1; shift ;;
     --native-top-up) NATIVE_TOP_UP=1; shift ;;
-    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --isas) ONLY_ISAS="$2"; shift 2 ;;
+    --threads) ONLY_THREADS="$2"; shift 2 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -71,6 +77,15 @@ ISAS=()
 # The widest first: it times its compiles at the narrower counts too (--also-threads).
 THREADS=(1)
 [[ "$(nproc)" -ge 2 ]] && THREADS=(2 1)
+keep_only() {  # the words of $2.. that the comma-separated list $1 names (all of them when it is empty)
+  local list="$1"; shift
+  for x in "$@"; do [[ -z "$list" || ",$list," == *",$x,"* ]] && echo "$x"; done
+  return 0
+}
+mapfile -t ISAS < <(keep_only "$ONLY_ISAS" "${ISAS[@]}")
+mapfile -t THREADS < <(keep_only "$ONLY_THREADS" "${THREADS[@]}")
+[[ ${#ISAS[@]} -gt 0 && ${#THREADS[@]} -gt 0 ]] ||
+  { echo "make_dataset: --isas '$ONLY_ISAS' / --threads '$ONLY_THREADS' leave no device this machine has" >&2; exit 2; }
 
 START=$(date +%s)
 out_of_time() {

@@ -218,7 +218,11 @@ void run_eval(const EvalOptions& o) {
     // vectors for them instead of peaks measured again.
     costmodel::DeviceTable trained_on;
     for (const std::string& key : keys)
-      if (const measure::Device* d = devices.find(key)) trained_on.add(*d);
+      if (const measure::Device* d = devices.find(key)) {
+        trained_on.add(*d);
+        // Its samples had the vector of its CPU's older key (DeviceTable::vector_for): keep that too.
+        if (const measure::Device* older = devices.find_under_older_key(*d)) trained_on.add(*older);
+      }
     check(costmodel::save_cost_model(*model, o.save, &trained_on));
   }
   if (!o.predictions.empty()) {

@@ -112,21 +112,17 @@ void run_predict(const PredictOptions& o) {
     device = check(measure::detect_device(d));
     here_clock_mhz = device.clock_mhz;
     host_key = device.key();
-    if (const measure::Device* t = trained_on.find(device.key())) {
+    // One CPU, one vector (DeviceTable::find_for): this CPU under an older key where the model or
+    // the descriptions hold one, else this key's own.
+    auto use = [&](const measure::Device* t, const char* source) {
+      if (t->key() != device.key()) device_note = " (this CPU under its older key " + t->key() + ")";
       device = *t;
-      vector_source = "trained";
-    } else if (const measure::Device* t = described.find(device.key())) {
-      device = *t;
-      vector_source = "described";
-    } else if (const measure::Device* t = trained_on.find_under_older_key(device)) {
-      // This CPU, measured before keys carried its signature: the vector learned for it.
-      device = *t;
-      vector_source = "trained";
-      device_note = " (this CPU under its older key " + t->key() + ")";
-    } else if (const measure::Device* t = described.find_under_older_key(device)) {
-      device = *t;
-      vector_source = "described";
-      device_note = " (this CPU under its older key " + t->key() + ")";
+      vector_source = source;
+    };
+    if (const measure::Device* t = trained_on.find_for(device)) {
+      use(t, "trained");
+    } else if (const measure::Device* t = described.find_for(device)) {
+      use(t, "described");
     } else {
       vector_source = "measured";
     }

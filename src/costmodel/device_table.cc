@@ -49,6 +49,8 @@ Status DeviceTable::add_directory(const std::string& dir) {
 
 Result<DeviceVector> DeviceTable::vector_for(const std::string& device_key) const {
   TP_ASSIGN_OR_RETURN(measure::Device best, closest(device_key));
+  if (best.key() == device_key)
+    if (const measure::Device* older = find_under_older_key(best)) best = *older;
   DeviceVector v;
   for (double f : best.features()) v.features.push_back(static_cast<float>(f));
   v.described_by = best.key();
@@ -65,6 +67,11 @@ const measure::Device* DeviceTable::find_under_older_key(const measure::Device& 
   for (const auto& [key, d] : devices_)
     if (measure::same_cpu_under_older_key(d, host)) return &d;
   return nullptr;
+}
+
+const measure::Device* DeviceTable::find_for(const measure::Device& device) const {
+  if (const measure::Device* older = find_under_older_key(device)) return older;
+  return find(device.key());
 }
 
 Result<measure::Device> DeviceTable::closest(const std::string& device_key) const {

@@ -1,7 +1,9 @@
 // Device vectors for records by device key: the descriptions measure::Device writes (its JSON, as
 // make_dataset.sh ships them beside the records, and as `tensorperf profile` caches them). A key
 // without a description gets the closest described device's vector, flagged: the same ISA level and
-// CPU first, then the same ISA level, then the same CPU, then any.
+// CPU first, then the same ISA level, then the same CPU, then any. One CPU has one vector: a key whose
+// CPU the table also describes under an older key (before keys carried the CPU signature) gets that
+// older description's vector, so records of both keys train one device and `predict` uses it.
 #pragma once
 
 #include <map>
@@ -30,8 +32,12 @@ class DeviceTable {
   const measure::Device* find(const std::string& device_key) const;
   // The description of `host`'s CPU under an older key (measure::same_cpu_under_older_key), or null.
   const measure::Device* find_under_older_key(const measure::Device& host) const;
+  // The description that stands for `device`'s CPU: its older key's where the table holds one, else
+  // its own key's, else null.
+  const measure::Device* find_for(const measure::Device& device) const;
   const std::map<std::string, measure::Device>& devices() const { return devices_; }
-  // NotFound when the table is empty.
+  // NotFound when the table is empty. A described key whose CPU is described under an older key too
+  // gets the older description's vector (described_by names it, exact is false).
   Result<DeviceVector> vector_for(const std::string& device_key) const;
   // The description of `device_key`, or of the closest described device (NotFound when empty).
   Result<measure::Device> closest(const std::string& device_key) const;

@@ -16,7 +16,7 @@ class CostModelScreen final : public CandidateScreen {
 
   Result<std::vector<double>> predict(const ir::Workload& w, const measure::Device& device,
                                       std::span<const kernels::Config> configs) const override {
-    const measure::Device* trained = trained_on_.find(device.key());
+    const measure::Device* trained = trained_on_.find_for(device);
     const std::vector<double> device_features = (trained ? *trained : device).features();
     std::vector<costmodel::Sample> samples;
     std::vector<size_t> described;

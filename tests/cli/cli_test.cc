@@ -2,13 +2,14 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -722,12 +723,16 @@ TEST(Cli, EvalHoldsOutAWholeCpu) {
   CmdResult imp = tensorperf("db import --db " + db + " " + TENSORPERF_SOURCE_DIR + "/data/best_known/resnet18_" +
                              first + ".jsonl " + (dir / "second.jsonl").string());
   ASSERT_EQ(imp.exit_code, 0) << imp.err;
-  for (const auto& [key, signature] : {std::pair{first, ""}, std::pair{second, R"("cpu_signature":"f26m2",)"}})
+  // Two CPUs: the second has its signature and a larger L1d (as family 26 has), so it is not the
+  // first one's CPU under a newer key (DeviceTable::find_for).
+  for (const auto& [key, signature, l1d] :
+       {std::tuple{first, "", "32768"}, std::tuple{second, R"("cpu_signature":"f26m2",)", "49152"}})
     std::ofstream(dir / ("device-" + key + ".json"))
         << R"({"arch":"x86_64","cpu_model":"AMD EPYC",)" << signature
         << R"("isa_features":["sse41","avx","avx2","fma","avx512f"],)"
         << R"("isa":"avx512","target":"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41","cores":2,"threads":2,)"
-        << R"("l1d_bytes":32768,"l2_bytes":524288,"l3_bytes":33554432,"peak_gflops":150,"mem_bandwidth_gbs":12})";
+        << R"("l1d_bytes":)" << l1d
+        << R"(,"l2_bytes":524288,"l3_bytes":33554432,"peak_gflops":150,"mem_bandwidth_gbs":12})";
   CmdResult r = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split cross-cpu --shares 10 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);

@@ -132,6 +132,26 @@ TEST(DeviceTable, UnknownDevicesGetTheClosestDescribedOneFlagged) {
   const measure::Device* older = table.find_under_older_key(host);
   ASSERT_NE(older, nullptr);
   EXPECT_EQ(older->key(), "x86_64-amd-epyc-avx2-fma-t2");
+  // One CPU, one vector: the host's own key, once described, still gets the older key's vector.
+  EXPECT_EQ(table.find_for(host), older);
+  measure::Device one_thread = host;
+  one_thread.threads = 1;
+  EXPECT_EQ(table.find_for(one_thread), nullptr);  // no description of it under either key
+  measure::Device probed = host;
+  probed.mem_bandwidth_gbs = 56;  // its own description, measured again: another bandwidth
+  table.add(probed);
+  ASSERT_EQ(probed.key(), "x86_64-amd-epyc-f25m17-avx2-fma-t2");
+  EXPECT_EQ(table.find_for(probed), older);
+  auto own = table.vector_for(probed.key());
+  ASSERT_TRUE(own.ok());
+  EXPECT_FALSE(own->exact);
+  EXPECT_EQ(own->described_by, older->key());
+  EXPECT_EQ(own->features, table.vector_for(older->key())->features);
+  EXPECT_NE(own->features, [&] {
+    std::vector<float> f;
+    for (double x : probed.features()) f.push_back(static_cast<float>(x));
+    return f;
+  }());
   host.threads = 1;
   EXPECT_EQ(table.find_under_older_key(host), nullptr);
   DeviceKeyParts p = split_device_key("x86_64-intel-xeon-avx512-t16");
