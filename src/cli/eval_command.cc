@@ -220,8 +220,9 @@ void run_eval(const EvalOptions& o) {
     for (const std::string& key : keys)
       if (const measure::Device* d = devices.find(key)) {
         trained_on.add(*d);
-        // Its samples had the vector of its CPU's older key (DeviceTable::vector_for): keep that too.
-        if (const measure::Device* older = devices.find_under_older_key(*d)) trained_on.add(*older);
+        // Its samples had the vector of the description that stands for its CPU (its older key's,
+        // where there is one: DeviceTable::vector_for): keep that too.
+        trained_on.add(*devices.find_for(*d));
       }
     check(costmodel::save_cost_model(*model, o.save, &trained_on));
   }

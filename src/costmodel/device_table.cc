@@ -49,8 +49,7 @@ Status DeviceTable::add_directory(const std::string& dir) {
 
 Result<DeviceVector> DeviceTable::vector_for(const std::string& device_key) const {
   TP_ASSIGN_OR_RETURN(measure::Device best, closest(device_key));
-  if (best.key() == device_key)
-    if (const measure::Device* older = find_under_older_key(best)) best = *older;
+  if (best.key() == device_key) best = *find_for(best);  // its older key's description, where there is one
   DeviceVector v;
   for (double f : best.features()) v.features.push_back(static_cast<float>(f));
   v.described_by = best.key();
