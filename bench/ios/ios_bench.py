@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
         [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
-        [--ort node|python] [--no-ort] [--warm-stages] [--stage-profile RUNS]
+        [--ort node|python] [--no-ort] [--warm-stages] [--stage-profile RUNS] [--ceiling-passes 3]
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
@@ -18,9 +18,17 @@ cannot reach npm's registry) runs the torchvision definitions of the networks th
 (inception_v3, squeezenet1_1) from the same ONNX export the end-to-end benchmark uses (made under
 TENSORPERF_TORCH_PYTHON, default /usr/bin/python3), with its sequential executor (intra-op threads =
 --threads) and its parallel executor (inter-op threads 2, intra-op --threads / 2), interleaved the
-same way. Speedups are medians over rounds of each round's ratio to the sequential schedule's time
+same way. The concurrency ceiling: every operator timed in whole runs of the sequential schedule
+(`tensorperf run --json`) at --threads and at one thread (--ceiling-passes processes of each,
+alternating; each operator's fastest), and the sequential time over the least time the same
+operators could take if each ran either on all the threads or on one thread beside others with no
+cost to share the machine: sum t(T) / sum min(t(T), t(1) / T). No schedule of concurrent groups of
+one thread beats it unless running together makes operators faster (merging is not counted).
+Speedups are medians over rounds of each round's ratio to the sequential schedule's time
 in the same round (these machines drift by up to 2x within minutes: a ratio within a round is what
-stays comparable). Writes ios.json (after each network) and ios.png (speedup over sequential) to
+stays comparable). A schedule that runs just what an earlier column's runs (no stage overlapped or
+merged where that one had none, the operators in the same order) shares its timings and says so
+("= sequential"): timing one schedule twice measures only the machine's noise. Writes ios.json (after each network) and ios.png (speedup over sequential) to
 --out-dir and prints the table; --from-json re-prints a saved run.
 """
 import argparse
@@ -57,6 +65,27 @@ def runner(a, model, batch, extra=(), time_only=False):
         argv += ["--stage-profile", str(a.stage_profile)]
     out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def ceiling(a, model, batch):
+    """The concurrency ceiling (see the module's doc): per-operator times at --threads and at one
+    thread, in whole runs of the same configs as ios_runner's (oneDNN's defaults)."""
+    times = {1: {}, a.threads: {}}
+    repeat = "10" if batch == 1 else "3"
+    for _ in range(a.ceiling_passes):
+        for t in sorted(times, reverse=True):
+            argv = [os.path.join(a.build, "tensorperf"), "run", "--model", model, "--batch", str(batch),
+                    "--configs", "onednn", "--threads", str(t), "--repeat", repeat, "--json"]
+            out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True).stdout
+            for i, op in enumerate(json.loads(out)["ops"]):
+                key = (i, op["name"])
+                times[t][key] = min(op["ms"], times[t].get(key, math.inf))
+    par, one = times[a.threads], times[1]
+    if set(par) != set(one):
+        raise SystemExit("ios_bench: the runs at %d and 1 threads listed different operators" % a.threads)
+    least = sum(min(par[k], one[k] / a.threads) for k in par)
+    return {"ceiling": sum(par.values()) / least, "sum_ms": sum(par.values()), "sum_1thread_ms": sum(one.values()),
+            "passes": a.ceiling_passes}
 
 
 def ort_times(a, model, batch):
@@ -100,6 +129,8 @@ def main():
     ap.add_argument("--stage-profile", type=int, default=0, metavar="RUNS",
                     help="also time each schedule's stages in RUNS runs of the model and print their sum next to "
                          "what the same stages cost alone (the search's costs)")
+    ap.add_argument("--ceiling-passes", type=int, default=3, metavar="N",
+                    help="processes per thread count that time each operator for the concurrency ceiling (0: none)")
     ap.add_argument("--ort", choices=["node", "python"], default="node",
                     help="ONNX Runtime peer: npm's onnxruntime-node (default) or Python's onnxruntime package")
     ap.add_argument("--from-json", default="", help="print the table of a saved ios.json instead of measuring")
@@ -133,6 +164,9 @@ def main():
                         runs[batch]["variants"].append(v)
         for batch in batches:
             row = runs[batch]
+            if a.ceiling_passes > 0:
+                log("== %s batch %d: the concurrency ceiling (each operator at %d threads and at 1)" % (model, batch, a.threads))
+                row["ceiling"] = ceiling(a, model, batch)
             if model in TORCHVISION and not a.no_ort:
                 log("== %s batch %d: ONNX Runtime" % (model, batch))
                 row["onnxruntime"], row["onnxruntime_version"] = ort_times(a, model, batch)
@@ -151,20 +185,24 @@ def speedup(variants, name):
 
 def report(a, results, batches):
     names = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios-both", "ios-both-predicted", "chosen"]
-    cols = ["network", "batch"] + names + ["both x", "chosen x", "search s", "measured", "groups", "pred search s", "pred/both",
+    cols = ["network", "batch"] + names + ["both x", "chosen x", "ceiling", "search s", "measured", "groups", "pred search s", "pred/both",
                                            "other batch's both", "ORT seq", "ORT par"]
-    lines, speedups, chosen = [], [], []
+    lines, speedups, chosen, ceilings = [], [], [], []
     for row in results:
         v = {x["name"]: x for x in row["variants"]}
         speedups.append(speedup(v, "ios-both"))
         if "chosen" in v:
             chosen.append(speedup(v, "chosen"))
+        if "ceiling" in row:
+            ceilings.append(row["ceiling"]["ceiling"])
         other = [x for x in row["variants"] if x["name"].startswith("ios-both@")]
         ort = row.get("onnxruntime", {})
         lines.append([row["model"], str(row["batch"])] +
-                     ["%.2f" % v[n]["latency_ms"] if n in v else "-" for n in names] +
+                     [("%.2f" % v[n]["latency_ms"] + (" (= %s)" % v[n]["same_as"] if v[n].get("same_as") else ""))
+                      if n in v else "-" for n in names] +
                      ["%.2fx" % speedups[-1],
                       "%.2fx (%s)" % (chosen[-1], v["chosen"]["chosen_from"]) if "chosen" in v else "-",
+                      "%.2fx" % row["ceiling"]["ceiling"] if "ceiling" in row else "-",
                       "%.1f" % v["ios-both"]["search_s"], str(v["ios-both"]["stages_measured"]),
                       "%s%s" % (v["ios-both"].get("lanes", "-"), " (cut)" if v["ios-both"].get("budget_cut") else ""),
                       "%.2f" % v["ios-both-predicted"]["search_s"],
@@ -188,6 +226,10 @@ def report(a, results, batches):
         print("chosen (what `tensorperf schedule --strategy both` writes: the sequential schedule unless IOS-both "
               "or greedy clearly beat it on the whole model (by 3%% in 4 of 5 rounds); its search time includes greedy's and the judging) vs "
               "sequential: %s" % summary(chosen))
+    if ceilings:
+        print("ceiling (sequential time over the least its operators could take, each on all %d threads or on one "
+              "beside others at no cost; per-operator times from `tensorperf run`, fastest of %d processes): %s" % (
+                  results[0]["threads"], results[0]["ceiling"]["passes"], summary(ceilings)))
     profiled = [row for row in results if any("stage_profile" in x for x in row["variants"])]
     if profiled:
         kinds = ["sequential", "greedy", "ios-both", "ios-both-predicted", "chosen"]

@@ -13,9 +13,11 @@
 // names: the specialisation check); then times them in --rounds rounds of rotating order, each a
 // median of about --seconds of runs. Prints one JSON object {model, batch, threads, device,
 // variants: [{name, search_s, stages_measured, estimated_ms, latency_ms, rounds_ms, stages,
-// concurrent, merged, chosen_from}]} and writes each searched schedule to --save-dir as
+// concurrent, merged, chosen_from, same_as}]} and writes each searched schedule to --save-dir as
 // <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
-// the extras only). --stage-profile RUNS adds to each variant "stage_profile": each stage's median
+// the extras only). A variant whose schedule runs just what an earlier one runs (the same operators
+// in the same order on the same threads, the same concurrent stages and merges) is not loaded again: it shares that one's timings, and
+// `same_as` names it. --stage-profile RUNS adds to each variant "stage_profile": each stage's median
 // time in RUNS runs of the model next to its cost run alone, as the search measures stages.
 #include <algorithm>
 #include <cmath>
@@ -45,6 +47,31 @@ int fail(const std::string& msg) {
 }
 
 
+// What a schedule runs, in order: each operator of a one-group stage on its own (the executor runs
+// such a stage inline, so [a > b] runs as [a], [b] do), each stage of several groups whole.
+std::vector<std::string> run_order(const runtime::StageSchedule& s) {
+  std::vector<std::string> out;
+  for (const runtime::Stage& st : s.stages) {
+    if (st.groups.size() == 1) {
+      for (const std::string& op : st.groups[0].ops) out.push_back(std::to_string(st.groups[0].threads) + " " + op);
+      continue;
+    }
+    std::string stage = "|";
+    for (const runtime::StageGroup& grp : st.groups) {
+      stage += std::to_string(grp.threads);
+      for (const std::string& op : grp.ops) stage += " " + op;
+      stage += "|";
+    }
+    out.push_back(stage);
+  }
+  for (const runtime::MergeSpec& m : s.merges) out.push_back("merge " + m.name);
+  return out;
+}
+
+bool same_schedule(const runtime::StageSchedule& a, const runtime::StageSchedule& b) {
+  return run_order(a) == run_order(b);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -58,6 +85,7 @@ struct Variant {
   int lanes = 0;            // groups per stage the search that gave it allowed
   bool budget_cut = false;  // the search budget stopped a deeper search
   std::string chosen_from;  // `chosen`: which candidate the whole model picked
+  std::string same_as;      // an earlier variant with the very same schedule, whose timings it shares
   std::unique_ptr<runtime::Executor> executor;
   std::vector<double> rounds_ms;
 };
@@ -268,7 +296,12 @@ int main(int argc, char** argv) {
   runtime::ExecutorOptions eo = so.executor;
   eo.progress = nullptr;
   std::mt19937_64 rng(3);
+  for (size_t k = 0; k < variants.size(); ++k)
+    for (size_t j = 0; j < k && variants[k].same_as.empty(); ++j)
+      if (variants[j].same_as.empty() && same_schedule(variants[k].schedule, variants[j].schedule))
+        variants[k].same_as = variants[j].name;
   for (Variant& v : variants) {
+    if (!v.same_as.empty()) continue;  // timed once, as the earlier variant: two copies would time noise
     Result<std::unique_ptr<runtime::Executor>> e = graphsched::load_scheduled(*g, v.schedule, eo);
     if (!e.ok()) return fail(v.name + ": " + e.status().message());
     v.executor = std::move(*e);
@@ -279,6 +312,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     for (size_t k = 0; k < variants.size(); ++k) {
       Variant& v = variants[(k + r) % variants.size()];
+      if (!v.same_as.empty()) continue;
       std::vector<double> runs;
       const double start = steady_seconds();
       while (runs.size() < 3 || (steady_seconds() - start < seconds && runs.size() < 1000)) {
@@ -291,6 +325,9 @@ int main(int argc, char** argv) {
     }
     std::fprintf(stderr, "%s b%lld: round %d of %d\n", so.model.c_str(), static_cast<long long>(mo.batch), r + 1, rounds);
   }
+  for (Variant& v : variants)
+    for (const Variant& w : variants)
+      if (v.same_as == w.name) v.rounds_ms = w.rounds_ms;
   nlohmann::json out{{"model", so.model}, {"batch", mo.batch}, {"threads", threads}, {"device", device->key()},
                      {"operators", (*scheduler)->ops().size()}};
   for (const Variant& v : variants) {
@@ -307,10 +344,12 @@ int main(int argc, char** argv) {
                                {"stages", v.schedule.stages.size()},
                                {"concurrent", concurrent},
                                {"merged", merged},
-                               {"chosen_from", v.chosen_from}});
+                               {"chosen_from", v.chosen_from},
+                               {"same_as", v.same_as}});
   }
   if (const int runs = std::stoi(a["--stage-profile"]); runs > 0)
     for (Variant& v : variants) {
+      if (!v.same_as.empty()) continue;
       std::fprintf(stderr, "%s b%lld: profiling %s's stages\n", so.model.c_str(), static_cast<long long>(mo.batch),
                    v.name.c_str());
       Result<nlohmann::json> p = profile_stages(v, **scheduler, runs, threads);

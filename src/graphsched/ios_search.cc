@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <queue>
 #include <unordered_map>
 
 #include "base/steady_time.h"
@@ -546,6 +547,86 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
   result.stages_costed = cache.size();
   result.search_s = steady_seconds() - t0;
   return result;
+}
+
+void order_single_stages(const OpGraph& g, std::vector<StageChoice>& stages, const OpCostFn& op_cost) {
+  auto single = [](const StageChoice& c) { return !c.merged && c.groups.size() == 1 && !c.groups[0].empty(); };
+  std::vector<int> stage_of(g.size(), -1);
+  for (size_t begin = 0; begin < stages.size();) {
+    size_t end = begin;
+    while (end < stages.size() && single(stages[end])) ++end;
+    if (end - begin > 1) {
+      // Kahn's algorithm over the run's stages; an edge from stage a to stage b where an operator of
+      // b has a predecessor in a. Ready stages leave by their first operator.
+      const int n = static_cast<int>(end - begin);
+      for (int k = 0; k < n; ++k)
+        for (int v : stages[begin + k].groups[0]) stage_of[v] = k;
+      std::vector<std::vector<int>> next(n);
+      std::vector<int> waiting(n, 0);
+      for (int k = 0; k < n; ++k) {
+        std::vector<int> from;
+        for (int v : stages[begin + k].groups[0])
+          for (int u : g.preds[v])
+            if (stage_of[u] >= 0 && stage_of[u] != k) from.push_back(stage_of[u]);
+        std::sort(from.begin(), from.end());
+        from.erase(std::unique(from.begin(), from.end()), from.end());
+        for (int a : from) next[a].push_back(k);
+        waiting[k] = static_cast<int>(from.size());
+      }
+      auto first_op = [&](int k) { return *std::min_element(stages[begin + k].groups[0].begin(), stages[begin + k].groups[0].end()); };
+      using Item = std::pair<int, int>;  // (first operator, stage)
+      std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
+      for (int k = 0; k < n; ++k)
+        if (waiting[k] == 0) ready.push({first_op(k), k});
+      std::vector<int> order;
+      while (!ready.empty()) {
+        const int k = ready.top().second;
+        ready.pop();
+        order.push_back(k);
+        for (int b : next[k])
+          if (--waiting[b] == 0) ready.push({first_op(b), b});
+      }
+      for (int k = 0; k < n; ++k)
+        for (int v : stages[begin + k].groups[0]) stage_of[v] = -1;
+      if (static_cast<int>(order.size()) != n) {  // the run was no valid order to begin with: left as is
+        begin = end;
+        continue;
+      }
+      std::vector<StageChoice> ordered;
+      for (int k : order) ordered.push_back(std::move(stages[begin + k]));
+      std::vector<int> ops;
+      for (const StageChoice& c : ordered) ops.insert(ops.end(), c.groups[0].begin(), c.groups[0].end());
+      if (!std::is_sorted(ops.begin(), ops.end())) {
+        // A stage of several operators sits across another's: one stage per operator, in graph
+        // order (which is topological), each with its share of its stage's cost.
+        std::vector<StageChoice> split;
+        for (const StageChoice& c : ordered) {
+          std::vector<double> weight;
+          double total = 0;
+          for (int v : c.groups[0]) {
+            double w = 1;
+            if (op_cost)
+              if (Result<double> x = op_cost(v, c.threads[0]); x.ok() && *x > 0) w = *x;
+            weight.push_back(w);
+            total += w;
+          }
+          for (size_t i = 0; i < c.groups[0].size(); ++i) {
+            StageChoice one{{{c.groups[0][i]}}, {c.threads[0]}, false};
+            one.cost_s = c.cost_s * weight[i] / total;
+            split.push_back(std::move(one));
+          }
+        }
+        std::sort(split.begin(), split.end(),
+                  [](const StageChoice& a, const StageChoice& b) { return a.groups[0][0] < b.groups[0][0]; });
+        ordered = std::move(split);
+      }
+      stages.erase(stages.begin() + static_cast<std::ptrdiff_t>(begin), stages.begin() + static_cast<std::ptrdiff_t>(end));
+      stages.insert(stages.begin() + static_cast<std::ptrdiff_t>(begin), std::make_move_iterator(ordered.begin()),
+                    std::make_move_iterator(ordered.end()));
+      end = begin + ordered.size();
+    }
+    begin = end == begin ? end + 1 : end;
+  }
 }
 
 }  // namespace tensorperf::graphsched

@@ -107,6 +107,17 @@ std::vector<int> split_threads(int groups, int threads);
 Result<StageChoice> pack_stage(const std::vector<std::vector<int>>& units, int lanes, int threads,
                                const OpCostFn& op_cost);
 
+// Puts each run of consecutive stages of one group (not merged) in graph order. A search leaves such
+// stages in whatever order its ties fell, though nothing tells one order from another on cost; this
+// makes a schedule with no concurrent or merged stage run its operators in the sequential
+// schedule's order: the same schedule. The run's stages go in dependency order, the one with the
+// earliest first operator whenever several are free, and move whole with their costs; where that
+// still leaves the operators out of graph order (a stage of a chain across another stage's
+// operators), the run becomes one stage per operator in graph order, each with a share of its
+// stage's cost in proportion to `op_cost` at the stage's threads (equal shares without it).
+// Concurrent and merged stages stay where they are.
+void order_single_stages(const OpGraph& g, std::vector<StageChoice>& stages, const OpCostFn& op_cost = {});
+
 Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& options, const StageCostFn& cost,
                                     const CanMergeFn& can_merge = {}, const OpCostFn& op_cost = {},
                                     const StageBoundFn& bound = {});

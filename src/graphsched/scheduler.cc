@@ -164,6 +164,9 @@ Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
     if (refit.lanes < plan.search.lanes) break;  // the budget cut it shallower than the first search
     plan.search = std::move(refit);
   }
+  // The same schedule in graph order where its stages allow (ties fell where they fell): a search
+  // that overlaps and merges nothing gives the sequential schedule itself.
+  order_single_stages(ops_, plan.search.stages, op_cost);
   plan.search.search_s = steady_seconds() - t0;
   for (int v = 0; v < ops_.size(); ++v) {
     TP_ASSIGN_OR_RETURN(double s, fn(StageChoice{{{v}}, {search.threads}, false}));

@@ -340,6 +340,82 @@ TEST(IosSearch, ParallelBeatsSequentialOnIndependentBranches) {
   EXPECT_TRUE(concurrent);
 }
 
+TEST(IosSearch, SingleStagesComeInGraphOrderWhereDependenciesAllow) {
+  auto one = [](std::vector<int> ops, double cost_s) {
+    StageChoice c{{ops}, {2}, false};
+    c.cost_s = cost_s;
+    return c;
+  };
+  auto groups = [](const std::vector<StageChoice>& stages) {
+    std::vector<std::vector<int>> out;
+    for (const StageChoice& c : stages) out.push_back(c.groups.size() == 1 ? c.groups[0] : std::vector<int>{-1});
+    return out;
+  };
+  auto costs = [](const std::vector<StageChoice>& stages) {
+    std::vector<double> out;
+    for (const StageChoice& c : stages) out.push_back(c.cost_s);
+    return out;
+  };
+  {
+    // 0 -> {1, 2} -> 3 -> {4, 6}; 4 -> 5. A search's tie order: 2 before 1, 6 before the chain 4 > 5.
+    Result<OpGraph> g = OpGraph::from_edges(7, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}, {3, 6}, {4, 5}});
+    ASSERT_TRUE(g.ok());
+    std::vector<StageChoice> stages = {one({0}, 1), one({2}, 2), one({1}, 3), one({3}, 4), one({6}, 5), one({4, 5}, 6)};
+    order_single_stages(*g, stages);
+    EXPECT_EQ(groups(stages), (std::vector<std::vector<int>>{{0}, {1}, {2}, {3}, {4, 5}, {6}}));
+    EXPECT_EQ(costs(stages), (std::vector<double>{1, 3, 2, 4, 6, 5}));  // stages move whole, with their costs
+  }
+  // 0 -> {1, 2} -> 3 -> {4, 5}; 4 -> 6.
+  Result<OpGraph> g = OpGraph::from_edges(7, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}, {3, 5}, {4, 6}});
+  ASSERT_TRUE(g.ok());
+  {
+    // The chain 4 > 6 runs across 5: one stage per operator, the chain's cost shared by op_cost.
+    std::vector<StageChoice> stages = {one({0}, 1), one({1}, 2), one({2}, 3), one({3}, 4), one({5}, 5), one({4, 6}, 6)};
+    order_single_stages(*g, stages, [](int op, int) -> Result<double> { return op == 4 ? 2.0 : 1.0; });
+    EXPECT_EQ(groups(stages), (std::vector<std::vector<int>>{{0}, {1}, {2}, {3}, {4}, {5}, {6}}));
+    EXPECT_EQ(costs(stages), (std::vector<double>{1, 2, 3, 4, 4, 5, 2}));
+  }
+  {
+    // A concurrent stage stays where it is, and nothing crosses it; after it, 5 depends on 3.
+    std::vector<StageChoice> stages = {one({0}, 1), StageChoice{{{1}, {2}}, {1, 1}, false}, one({5}, 5),
+                                       one({3}, 4), one({4}, 6), one({6}, 7)};
+    order_single_stages(*g, stages);
+    EXPECT_EQ(groups(stages), (std::vector<std::vector<int>>{{0}, {-1}, {3}, {4}, {5}, {6}}));
+  }
+}
+
+TEST(IosSearch, ASearchThatOverlapsNothingGivesTheSequentialSchedule) {
+  // Independent branches that never gain from running together: every search's schedule, in
+  // order_single_stages' order, must be the sequential one, operator for operator, not an order
+  // its ties happened to fall in.
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 6; ++trial) {
+    OpGraph g = random_graph(14, rng);
+    auto cost = [](const StageChoice& c) -> Result<double> {
+      double sum = 0;
+      for (const std::vector<int>& grp : c.groups) sum += 1e-4 * static_cast<double>(grp.size());
+      return c.groups.size() > 1 || c.merged ? 2 * sum : sum;
+    };
+    for (Strategy strategy : {Strategy::kParallel, Strategy::kBoth, Strategy::kMerge}) {
+      SearchOptions o;
+      o.strategy = strategy;
+      o.threads = 2;
+      Result<SearchResult> r = schedule_graph(g, o, cost, even_ops_merge);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      order_single_stages(g, r->stages);  // as Scheduler::plan does
+      std::vector<int> order;
+      for (const StageChoice& c : r->stages) {
+        ASSERT_EQ(c.groups.size(), 1u);
+        ASSERT_FALSE(c.merged);
+        order.insert(order.end(), c.groups[0].begin(), c.groups[0].end());
+      }
+      std::vector<int> sequential(g.size());
+      std::iota(sequential.begin(), sequential.end(), 0);
+      EXPECT_EQ(order, sequential) << strategy_name(strategy) << ", trial " << trial;
+    }
+  }
+}
+
 TEST(IosSearch, BlocksCutAtOperatorsEveryPathCrosses) {
   // 0 -> {1, 2} -> 3 -> {4, 5} -> 6: cuts at 0, 3 and 6.
   Result<OpGraph> g = OpGraph::from_edges(7, {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}, {3, 5}, {4, 6}, {5, 6}});
