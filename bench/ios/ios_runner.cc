@@ -1,7 +1,8 @@
 // One network at one batch through every scheduling strategy, timed side by side: the tensorperf
 // part of bench/ios/ios_bench.py.
 //
-//   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60] [--rounds 7] [--seconds 1]
+//   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60]
+//   [--rounds 7] [--seconds 1]
 //              [--configs onednn|db] [--save-dir DIR] [--extra NAME=FILE ...] [--time-only] [--warm-stages]
 //              [--stage-profile RUNS]
 //
@@ -16,8 +17,8 @@
 // concurrent, merged, chosen_from, same_as}]} and writes each searched schedule to --save-dir as
 // <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
 // the extras only). A variant whose schedule runs just what an earlier one runs (the same operators
-// in the same order on the same threads, the same concurrent stages and merges) is not loaded again: it shares that one's timings, and
-// `same_as` names it. --stage-profile RUNS adds to each variant "stage_profile": each stage's median
+// in the same order on the same threads, the same concurrent stages and merges) is not loaded again: it shares that
+// one's timings, and `same_as` names it. --stage-profile RUNS adds to each variant "stage_profile": each stage's median
 // time in RUNS runs of the model next to its cost run alone, as the search measures stages.
 #include <algorithm>
 #include <cmath>
@@ -45,7 +46,6 @@ int fail(const std::string& msg) {
   std::fprintf(stderr, "ios_runner: %s\n", msg.c_str());
   return 1;
 }
-
 
 // What a schedule runs, in order: each operator of a one-group stage on its own (the executor runs
 // such a stage inline, so [a > b] runs as [a], [b] do), each stage of several groups whole.

@@ -573,7 +573,9 @@ void order_single_stages(const OpGraph& g, std::vector<StageChoice>& stages, con
         for (int a : from) next[a].push_back(k);
         waiting[k] = static_cast<int>(from.size());
       }
-      auto first_op = [&](int k) { return *std::min_element(stages[begin + k].groups[0].begin(), stages[begin + k].groups[0].end()); };
+      auto first_op = [&](int k) {
+        return *std::min_element(stages[begin + k].groups[0].begin(), stages[begin + k].groups[0].end());
+      };
       using Item = std::pair<int, int>;  // (first operator, stage)
       std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
       for (int k = 0; k < n; ++k)
@@ -620,7 +622,8 @@ void order_single_stages(const OpGraph& g, std::vector<StageChoice>& stages, con
                   [](const StageChoice& a, const StageChoice& b) { return a.groups[0][0] < b.groups[0][0]; });
         ordered = std::move(split);
       }
-      stages.erase(stages.begin() + static_cast<std::ptrdiff_t>(begin), stages.begin() + static_cast<std::ptrdiff_t>(end));
+      stages.erase(stages.begin() + static_cast<std::ptrdiff_t>(begin),
+                   stages.begin() + static_cast<std::ptrdiff_t>(end));
       stages.insert(stages.begin() + static_cast<std::ptrdiff_t>(begin), std::make_move_iterator(ordered.begin()),
                     std::make_move_iterator(ordered.end()));
       end = begin + ordered.size();

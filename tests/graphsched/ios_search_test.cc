@@ -377,8 +377,8 @@ TEST(IosSearch, SingleStagesComeInGraphOrderWhereDependenciesAllow) {
   }
   {
     // A concurrent stage stays where it is, and nothing crosses it; after it, 5 depends on 3.
-    std::vector<StageChoice> stages = {one({0}, 1), StageChoice{{{1}, {2}}, {1, 1}, false}, one({5}, 5),
-                                       one({3}, 4), one({4}, 6), one({6}, 7)};
+    std::vector<StageChoice> stages = {
+        one({0}, 1), StageChoice{{{1}, {2}}, {1, 1}, false}, one({5}, 5), one({3}, 4), one({4}, 6), one({6}, 7)};
     order_single_stages(*g, stages);
     EXPECT_EQ(groups(stages), (std::vector<std::vector<int>>{{0}, {-1}, {3}, {4}, {5}, {6}}));
   }
