@@ -4,6 +4,7 @@
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
         [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
         [--ort node|python] [--no-ort] [--warm-stages] [--stage-profile RUNS] [--ceiling-passes 3]
+        [--process-rounds 5]
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
@@ -24,6 +25,10 @@ alternating; each operator's fastest), and the sequential time over the least ti
 operators could take if each ran either on all the threads or on one thread beside others with no
 cost to share the machine: sum t(T) / sum min(t(T), t(1) / T). No schedule of concurrent groups of
 one thread beats it unless running together makes operators faster (merging is not counted).
+The same schedules are also timed one per process (--process-rounds rounds; in each, one `tensorperf
+run [--schedule FILE]` process per distinct schedule, in rotating order, its p50 over --repeat runs),
+as a user runs a schedule: `x (proc)` columns. In one process the schedules' executors share the
+process's state, and a process runs a model at one of two speeds (docs/graphsched.md, 2026-11-28).
 Speedups are medians over rounds of each round's ratio to the sequential schedule's time
 in the same round (these machines drift by up to 2x within minutes: a ratio within a round is what
 stays comparable). A schedule that runs just what an earlier column's runs (no stage overlapped or
@@ -88,6 +93,42 @@ def ceiling(a, model, batch):
             "passes": a.ceiling_passes}
 
 
+def process_times(a, model, batch, row):
+    """Each distinct schedule of `row` in its own `tensorperf run` process, --process-rounds rounds of
+    rotating order: {variant: [p50 ms per round]} (variants that share another's schedule left out)."""
+    plans = [("sequential", None)]
+    for v in row["variants"]:
+        name = v["name"]
+        if name in ("sequential", "chosen") or "@" in name or v.get("same_as"):
+            continue
+        plans.append((name, os.path.join(a.schedules, "%s_b%d_%s.json" % (model, batch, name))))
+    times = {name: [] for name, _ in plans}
+    repeat = "20" if batch == 1 else "4"
+    for r in range(a.process_rounds):
+        for k in range(len(plans)):
+            name, path = plans[(k + r) % len(plans)]
+            argv = [os.path.join(a.build, "tensorperf"), "run", "--model", model, "--batch", str(batch), "--configs",
+                    "onednn", "--threads", str(a.threads), "--repeat", repeat, "--json"]
+            if path:
+                argv += ["--schedule", path]
+            out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True).stdout
+            times[name].append(json.loads(out)["latency_ms"]["p50"])
+    return times
+
+
+def process_speedup(row, name):
+    """Median over process rounds of sequential / `name` (or the variant whose schedule it shares)."""
+    p = row.get("processes")
+    if not p:
+        return None
+    v = {x["name"]: x for x in row["variants"]}
+    while name in v and (v[name].get("same_as") or v[name].get("chosen_from")) and name not in p:
+        name = v[name].get("same_as") or v[name]["chosen_from"]
+    if name not in p:
+        return None
+    return statistics.median(s / x for s, x in zip(p["sequential"], p[name]))
+
+
 def ort_times(a, model, batch):
     onnx = e2e_bench.ensure_onnx(model, batch)
     env = dict(os.environ, OMP_NUM_THREADS=str(a.threads))
@@ -131,6 +172,8 @@ def main():
                          "what the same stages cost alone (the search's costs)")
     ap.add_argument("--ceiling-passes", type=int, default=3, metavar="N",
                     help="processes per thread count that time each operator for the concurrency ceiling (0: none)")
+    ap.add_argument("--process-rounds", type=int, default=5, metavar="N",
+                    help="rounds that time each distinct schedule in a process of its own (`tensorperf run`; 0: none)")
     ap.add_argument("--ort", choices=["node", "python"], default="node",
                     help="ONNX Runtime peer: npm's onnxruntime-node (default) or Python's onnxruntime package")
     ap.add_argument("--from-json", default="", help="print the table of a saved ios.json instead of measuring")
@@ -164,6 +207,9 @@ def main():
                         runs[batch]["variants"].append(v)
         for batch in batches:
             row = runs[batch]
+            if a.process_rounds > 0:
+                log("== %s batch %d: each schedule in a process of its own" % (model, batch))
+                row["processes"] = process_times(a, model, batch, row)
             if a.ceiling_passes > 0:
                 log("== %s batch %d: the concurrency ceiling (each operator at %d threads and at 1)" % (model, batch, a.threads))
                 row["ceiling"] = ceiling(a, model, batch)
@@ -185,9 +231,9 @@ def speedup(variants, name):
 
 def report(a, results, batches):
     names = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios-both", "ios-both-predicted", "chosen"]
-    cols = ["network", "batch"] + names + ["both x", "chosen x", "ceiling", "search s", "measured", "groups", "pred search s", "pred/both",
+    cols = ["network", "batch"] + names + ["both x", "chosen x", "both x (proc)", "chosen x (proc)", "ceiling", "search s", "measured", "groups", "pred search s", "pred/both",
                                            "other batch's both", "ORT seq", "ORT par"]
-    lines, speedups, chosen, ceilings = [], [], [], []
+    lines, speedups, chosen, ceilings, proc_both, proc_chosen = [], [], [], [], [], []
     for row in results:
         v = {x["name"]: x for x in row["variants"]}
         speedups.append(speedup(v, "ios-both"))
@@ -195,6 +241,11 @@ def report(a, results, batches):
             chosen.append(speedup(v, "chosen"))
         if "ceiling" in row:
             ceilings.append(row["ceiling"]["ceiling"])
+        pb, pc = process_speedup(row, "ios-both"), process_speedup(row, "chosen")
+        if pb:
+            proc_both.append(pb)
+        if pc:
+            proc_chosen.append(pc)
         other = [x for x in row["variants"] if x["name"].startswith("ios-both@")]
         ort = row.get("onnxruntime", {})
         lines.append([row["model"], str(row["batch"])] +
@@ -202,6 +253,7 @@ def report(a, results, batches):
                       if n in v else "-" for n in names] +
                      ["%.2fx" % speedups[-1],
                       "%.2fx (%s)" % (chosen[-1], v["chosen"]["chosen_from"]) if "chosen" in v else "-",
+                      "%.2fx" % pb if pb else "-", "%.2fx" % pc if pc else "-",
                       "%.2fx" % row["ceiling"]["ceiling"] if "ceiling" in row else "-",
                       "%.1f" % v["ios-both"]["search_s"], str(v["ios-both"]["stages_measured"]),
                       "%s%s" % (v["ios-both"].get("lanes", "-"), " (cut)" if v["ios-both"].get("budget_cut") else ""),
@@ -226,6 +278,10 @@ def report(a, results, batches):
         print("chosen (what `tensorperf schedule --strategy both` writes: the sequential schedule unless IOS-both "
               "or greedy clearly beat it on the whole model (by 3%% in 4 of 5 rounds); its search time includes greedy's and the judging) vs "
               "sequential: %s" % summary(chosen))
+    if proc_both:
+        print("each schedule in a process of its own (`tensorperf run`, medians over %d rounds of per-round ratios to "
+              "the sequential process): IOS-both %s; chosen %s" % (
+                  len(results[0]["processes"]["sequential"]), summary(proc_both), summary(proc_chosen) if proc_chosen else "-"))
     if ceilings:
         print("ceiling (sequential time over the least its operators could take, each on all %d threads or on one "
               "beside others at no cost; per-operator times from `tensorperf run`, fastest of %d processes): %s" % (
@@ -252,6 +308,8 @@ def report(a, results, batches):
         series = []
         for n in [n for n in names[1:] if all(n in {x["name"] for x in r["variants"]} for r in rows)]:
             series.append({"label": n, "y": [speedup({x["name"]: x for x in r["variants"]}, n) for r in rows]})
+        if all("ceiling" in r for r in rows):
+            series.append({"label": "ceiling", "y": [r["ceiling"]["ceiling"] for r in rows]})
         panels.append({"kind": "bars", "title": "batch %d, %d threads" % (batch, rows[0]["threads"]),
                        "ylabel": "speedup over sequential (x)", "categories": [r["model"] for r in rows],
                        "series": series, "hline": 1.0})

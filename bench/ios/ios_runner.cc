@@ -323,7 +323,11 @@ int main(int argc, char** argv) {
       }
       v.rounds_ms.push_back(median(runs));
     }
-    std::fprintf(stderr, "%s b%lld: round %d of %d\n", so.model.c_str(), static_cast<long long>(mo.batch), r + 1, rounds);
+    std::string times;
+    for (const Variant& v : variants)
+      if (v.same_as.empty()) times += " " + v.name + " " + std::to_string(v.rounds_ms.back()).substr(0, 7);
+    std::fprintf(stderr, "%s b%lld: round %d of %d (at %.1f s, ms:%s)\n", so.model.c_str(),
+                 static_cast<long long>(mo.batch), r + 1, rounds, steady_seconds(), times.c_str());
   }
   for (Variant& v : variants)
     for (const Variant& w : variants)
