@@ -274,6 +274,10 @@ def report(a, results, batches):
               "IOS-both's search could hold (min(s, threads); fewer where --search-budget cut its deepening)" % (
                   summary(speedups), len(speedups), results[0]["threads"], results[0]["device"],
                   len(results[0]["variants"][0]["rounds_ms"])))
+        if len(batches) > 1:
+            print("per batch: " + "; ".join(
+                "batch %d %s" % (b, summary([x for x, row in zip(speedups, results) if row["batch"] == b]))
+                for b in batches if any(row["batch"] == b for row in results)))
     if chosen:
         print("chosen (what `tensorperf schedule --strategy both` writes: the sequential schedule unless IOS-both "
               "or greedy clearly beat it on the whole model (by 3%% in 4 of 5 rounds); its search time includes greedy's and the judging) vs "
