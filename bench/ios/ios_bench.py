@@ -72,6 +72,14 @@ def runner(a, model, batch, extra=(), time_only=False):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def tensorperf_run(a, model, batch, threads, repeat, schedule=None):
+    """`tensorperf run --json` of the model with ios_runner's configs (oneDNN's defaults), in a process
+    of its own; with `schedule`, that stage schedule."""
+    argv = [os.path.join(a.build, "tensorperf"), "run", "--model", model, "--batch", str(batch), "--configs", "onednn",
+            "--threads", str(threads), "--repeat", repeat, "--json"] + (["--schedule", schedule] if schedule else [])
+    return json.loads(subprocess.run(argv, check=True, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True).stdout)
+
+
 def ceiling(a, model, batch):
     """The concurrency ceiling (see the module's doc): per-operator times at --threads and at one
     thread, in whole runs of the same configs as ios_runner's (oneDNN's defaults)."""
@@ -79,10 +87,7 @@ def ceiling(a, model, batch):
     repeat = "10" if batch == 1 else "3"
     for _ in range(a.ceiling_passes):
         for t in sorted(times, reverse=True):
-            argv = [os.path.join(a.build, "tensorperf"), "run", "--model", model, "--batch", str(batch),
-                    "--configs", "onednn", "--threads", str(t), "--repeat", repeat, "--json"]
-            out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True).stdout
-            for i, op in enumerate(json.loads(out)["ops"]):
+            for i, op in enumerate(tensorperf_run(a, model, batch, t, repeat)["ops"]):
                 key = (i, op["name"])
                 times[t][key] = min(op["ms"], times[t].get(key, math.inf))
     par, one = times[a.threads], times[1]
@@ -107,12 +112,7 @@ def process_times(a, model, batch, row):
     for r in range(a.process_rounds):
         for k in range(len(plans)):
             name, path = plans[(k + r) % len(plans)]
-            argv = [os.path.join(a.build, "tensorperf"), "run", "--model", model, "--batch", str(batch), "--configs",
-                    "onednn", "--threads", str(a.threads), "--repeat", repeat, "--json"]
-            if path:
-                argv += ["--schedule", path]
-            out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True).stdout
-            times[name].append(json.loads(out)["latency_ms"]["p50"])
+            times[name].append(tensorperf_run(a, model, batch, a.threads, repeat, path)["latency_ms"]["p50"])
     return times
 
 

@@ -1,10 +1,9 @@
 // One network at one batch through every scheduling strategy, timed side by side: the tensorperf
 // part of bench/ios/ios_bench.py.
 //
-//   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60]
-//   [--rounds 7] [--seconds 1]
-//              [--configs onednn|db] [--save-dir DIR] [--extra NAME=FILE ...] [--time-only] [--warm-stages]
-//              [--stage-profile RUNS]
+//   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02]
+//              [--search-budget 60] [--rounds 7] [--seconds 1] [--configs onednn|db] [--save-dir DIR]
+//              [--extra NAME=FILE ...] [--time-only] [--warm-stages] [--stage-profile RUNS]
 //
 // Searches sequential, greedy, IOS-merge, IOS-parallel and IOS-both with measured stage costs (one
 // Scheduler: what one search measured, the next finds in the database), and IOS-both with predicted
@@ -12,14 +11,15 @@
 // of the sequential, IOS-both and greedy schedules on the whole model; loads an executor for each
 // schedule and for each --extra schedule file (another batch's schedule, applied here by operator
 // names: the specialisation check); then times them in --rounds rounds of rotating order, each a
-// median of about --seconds of runs. Prints one JSON object {model, batch, threads, device,
-// variants: [{name, search_s, stages_measured, estimated_ms, latency_ms, rounds_ms, stages,
-// concurrent, merged, chosen_from, same_as}]} and writes each searched schedule to --save-dir as
-// <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
+// median of about --seconds of runs (each round's times on stderr). Prints one JSON object {model,
+// batch, threads, device, variants: [{name, search_s, stages_measured, estimated_ms, latency_ms,
+// rounds_ms, stages, concurrent, merged, chosen_from, same_as}]} and writes each searched schedule
+// to --save-dir as <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
 // the extras only). A variant whose schedule runs just what an earlier one runs (the same operators
-// in the same order on the same threads, the same concurrent stages and merges) is not loaded again: it shares that
-// one's timings, and `same_as` names it. --stage-profile RUNS adds to each variant "stage_profile": each stage's median
-// time in RUNS runs of the model next to its cost run alone, as the search measures stages.
+// in the same order on the same threads, the same concurrent stages and merges) is not loaded
+// again: it shares that one's timings, and `same_as` names it. --stage-profile RUNS adds to each
+// variant "stage_profile": each stage's median time in RUNS runs of the model next to its cost run
+// alone, as the search measures stages.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
