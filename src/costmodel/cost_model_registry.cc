@@ -6,6 +6,7 @@
 #include "costmodel/cost_model.h"
 #include "costmodel/cross_features.h"
 #include "costmodel/device_table.h"
+#include "costmodel/ensemble_cost_model.h"
 #include "costmodel/neural_cost_models.h"
 #include "costmodel/xgb_cost_model.h"
 #include "measure/device.h"
@@ -24,6 +25,8 @@ const std::vector<CostModelEntry>& cost_models() {
        "CDMPP-style (libtorch): a transformer over the loop-nest leaves with tree positions, program and device "
        "encoders, an MLP decoder; Box-Cox targets, MSE + MAPE",
        make_transformer_cost_model, load_transformer_cost_model},
+      {"ensemble", "xgb and mlp trained on the same samples, the geometric mean of their predictions",
+       make_ensemble_cost_model, load_ensemble_cost_model},
   };
   return table;
 }

@@ -263,8 +263,49 @@ TEST_P(EveryCostModel, FitAndPredictCheckTheirInput) {
   EXPECT_EQ((*model)->fit(train).code(), StatusCode::kInvalidArgument);
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, EveryCostModel, ::testing::Values("xgb", "mlp", "transformer"),
+INSTANTIATE_TEST_SUITE_P(Registry, EveryCostModel, ::testing::Values("xgb", "mlp", "transformer", "ensemble"),
                          [](const auto& info) { return info.param; });
+
+// The ensemble predicts the geometric mean of xgb and mlp, each trained alone on the same samples
+// with the same seed (both are deterministic given it).
+TEST(CostModel, EnsembleIsTheGeometricMeanOfItsMembers) {
+  std::vector<Sample> train = synthetic(400, 7), test = synthetic(60, 8);
+  CostModelOptions o;
+  o.seed = 3;
+  auto ensemble = make_cost_model("ensemble", o), xgb = make_cost_model("xgb", o), mlp = make_cost_model("mlp", o);
+  ASSERT_TRUE(ensemble.ok() && xgb.ok() && mlp.ok());
+  ASSERT_TRUE((*ensemble)->fit(train).ok() && (*xgb)->fit(train).ok() && (*mlp)->fit(train).ok());
+  auto e = (*ensemble)->predict(test), x = (*xgb)->predict(test), m = (*mlp)->predict(test);
+  ASSERT_TRUE(e.ok() && x.ok() && m.ok());
+  size_t apart = 0;
+  for (size_t i = 0; i < test.size(); ++i) {
+    EXPECT_NEAR((*e)[i], std::sqrt((*x)[i] * (*m)[i]), 1e-9 * (*e)[i]) << i;
+    if (std::abs((*x)[i] / (*m)[i] - 1) > 1e-3) ++apart;
+  }
+  EXPECT_GT(apart, test.size() / 2) << "the members must differ for the mean to be tested";
+}
+
+TEST(CostModel, EnsembleFilesMustHoldBothMembers) {
+  std::vector<Sample> train = synthetic(100, 9);
+  auto model = make_cost_model("ensemble");
+  ASSERT_TRUE(model.ok() && (*model)->fit(train).ok());
+  const std::string path = ::testing::TempDir() + "/ensemble_members.json";
+  ASSERT_TRUE(save_cost_model(**model, path).ok());
+  nlohmann::json file = nlohmann::json::parse(std::ifstream(path));
+  ASSERT_EQ(file["payload"]["members"].size(), 2u);
+  EXPECT_EQ(file["payload"]["members"][0]["kind"], "xgb");
+  EXPECT_EQ(file["payload"]["members"][1]["kind"], "mlp");
+  nlohmann::json swapped = file;
+  std::swap(swapped["payload"]["members"][0], swapped["payload"]["members"][1]);
+  std::ofstream(path) << swapped.dump();
+  auto s = load_cost_model(path);
+  EXPECT_EQ(s.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(s.status().message().find("'xgb'"), std::string::npos) << s.status().message();
+  nlohmann::json one = file;
+  one["payload"]["members"].erase(1);
+  std::ofstream(path) << one.dump();
+  EXPECT_EQ(load_cost_model(path).status().code(), StatusCode::kCorruption);
+}
 
 TEST(CostModel, WrongFilesAreClearErrors) {
   std::vector<Sample> train = synthetic(100, 5);
