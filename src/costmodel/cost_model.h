@@ -66,6 +66,9 @@ const std::vector<CostModelEntry>& cost_models();
 std::string cost_model_names();  // "xgb, ..."
 // NotFound naming the known models.
 Result<std::unique_ptr<CostModel>> make_cost_model(std::string_view name, const CostModelOptions& options = {});
+// A model of kind `kind` from its payload (the registry's load); NotFound naming the known models.
+Result<std::unique_ptr<CostModel>> load_cost_model_payload(std::string_view kind, const nlohmann::json& payload,
+                                                           const CostModelOptions& options = {});
 // An independent copy of a fitted model (its payload through the registry's load).
 Result<std::unique_ptr<CostModel>> copy_cost_model(const CostModel& model, const CostModelOptions& options = {});
 

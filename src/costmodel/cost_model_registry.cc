@@ -43,11 +43,16 @@ Result<std::unique_ptr<CostModel>> make_cost_model(std::string_view name, const 
   return Status::NotFound("unknown cost model '" + std::string(name) + "' (known: " + cost_model_names() + ")");
 }
 
+Result<std::unique_ptr<CostModel>> load_cost_model_payload(std::string_view kind, const nlohmann::json& payload,
+                                                           const CostModelOptions& options) {
+  for (const CostModelEntry& e : cost_models())
+    if (e.name == kind) return e.load(payload, options);
+  return Status::NotFound("unknown cost model '" + std::string(kind) + "' (known: " + cost_model_names() + ")");
+}
+
 Result<std::unique_ptr<CostModel>> copy_cost_model(const CostModel& model, const CostModelOptions& options) {
   TP_ASSIGN_OR_RETURN(nlohmann::json payload, model.payload());
-  for (const CostModelEntry& e : cost_models())
-    if (e.name == model.kind()) return e.load(payload, options);
-  return Status::NotFound("unknown cost model '" + model.kind() + "' (known: " + cost_model_names() + ")");
+  return load_cost_model_payload(model.kind(), payload, options);
 }
 
 nlohmann::json feature_schema() {

@@ -1,23 +1,13 @@
 #include "costmodel/ensemble_cost_model.h"
 
 #include <cmath>
-
-#include "costmodel/neural_cost_models.h"
-#include "costmodel/xgb_cost_model.h"
+#include <string_view>
 
 namespace tensorperf::costmodel {
 namespace {
 
-// The members, in this order, in the payload: {"members": [{"kind", "payload"}, ...]}.
-struct Member {
-  const char* kind;
-  std::unique_ptr<CostModel> (*make)(const CostModelOptions&);
-  Result<std::unique_ptr<CostModel>> (*load)(const nlohmann::json&, const CostModelOptions&);
-};
-constexpr Member kMembers[] = {
-    {"xgb", make_xgb_cost_model, load_xgb_cost_model},
-    {"mlp", make_mlp_cost_model, load_mlp_cost_model},
-};
+// The members, by their registry names, in this order in the payload: {"members": [{"kind", "payload"}, ...]}.
+constexpr const char* kMembers[] = {"xgb", "mlp"};
 
 class EnsembleCostModel final : public CostModel {
  public:
@@ -75,7 +65,9 @@ class EnsembleCostModel final : public CostModel {
 
 std::unique_ptr<CostModel> make_ensemble_cost_model(const CostModelOptions& options) {
   std::vector<std::unique_ptr<CostModel>> members;
-  for (const Member& m : kMembers) members.push_back(m.make(options));
+  for (const char* kind : kMembers)
+    for (const CostModelEntry& e : cost_models())
+      if (std::string_view(e.name) == kind) members.push_back(e.make(options));
   return std::make_unique<EnsembleCostModel>(std::move(members));
 }
 
@@ -88,10 +80,10 @@ Result<std::unique_ptr<CostModel>> load_ensemble_cost_model(const nlohmann::json
   std::vector<std::unique_ptr<CostModel>> members;
   for (size_t i = 0; i < n; ++i) {
     const nlohmann::json& m = payload["members"][i];
-    if (!m.is_object() || m.value("kind", std::string()) != kMembers[i].kind || !m.contains("payload"))
+    if (!m.is_object() || m.value("kind", std::string()) != kMembers[i] || !m.contains("payload"))
       return Status::Corruption("member " + std::to_string(i + 1) + " of an ensemble cost model must be a '" +
-                                kMembers[i].kind + "' model");
-    TP_ASSIGN_OR_RETURN(std::unique_ptr<CostModel> loaded, kMembers[i].load(m["payload"], options));
+                                kMembers[i] + "' model");
+    TP_ASSIGN_OR_RETURN(std::unique_ptr<CostModel> loaded, load_cost_model_payload(kMembers[i], m["payload"], options));
     members.push_back(std::move(loaded));
   }
   auto model = std::make_unique<EnsembleCostModel>(std::move(members));
