@@ -15,10 +15,12 @@ namespace tensorperf::costmodel {
 
 const std::vector<CostModelEntry>& cost_models() {
   static const std::vector<CostModelEntry> table = {
-      {"xgb", "gradient-boosted trees (XGBoost) on the pooled program vector and the device vector, log of latency over a "
+      {"xgb",
+       "gradient-boosted trees (XGBoost) on the pooled program vector and the device vector, log of latency over a "
        "roofline estimate",
        make_xgb_cost_model, load_xgb_cost_model},
-      {"mlp", "multilayer perceptron (libtorch, 2 hidden layers of 256) on the standardised program and device vectors, log "
+      {"mlp",
+       "multilayer perceptron (libtorch, 2 hidden layers of 256) on the standardised program and device vectors, log "
        "of latency over a roofline estimate",
        make_mlp_cost_model, load_mlp_cost_model},
       {"transformer",
