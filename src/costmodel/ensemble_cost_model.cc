@@ -1,7 +1,6 @@
 #include "costmodel/ensemble_cost_model.h"
 
 #include <cmath>
-#include <string_view>
 
 namespace tensorperf::costmodel {
 namespace {
@@ -65,9 +64,8 @@ class EnsembleCostModel final : public CostModel {
 
 std::unique_ptr<CostModel> make_ensemble_cost_model(const CostModelOptions& options) {
   std::vector<std::unique_ptr<CostModel>> members;
-  for (const char* kind : kMembers)
-    for (const CostModelEntry& e : cost_models())
-      if (std::string_view(e.name) == kind) members.push_back(e.make(options));
+  // Both members are rows of the registry's table, so the lookup cannot fail (value() would throw).
+  for (const char* kind : kMembers) members.push_back(make_cost_model(kind, options).value());
   return std::make_unique<EnsembleCostModel>(std::move(members));
 }
 
