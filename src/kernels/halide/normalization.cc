@@ -6,7 +6,8 @@
 //                 first) or "row" (inside each row's loop)
 //   parallel      "rows" or "none"
 // softmax only:
-//   exp           "inline" (exp recomputed for the sum and the output) or "row" (stored per row)
+//   exp           "inline" (exp recomputed for the sum and the output) or "row" (stored per row; with
+//                 stats=row only)
 #include "kernels/halide/halide_template.h"
 
 namespace tensorperf::kernels::halide {
@@ -61,8 +62,12 @@ Result<std::string> exp_knob(const Knobs& kn) {
 }
 
 Status softmax_validate(const ir::Workload&, const Knobs& kn) {
-  TP_RETURN_IF_ERROR(common_knobs(kn).status());
-  return exp_knob(kn).status();
+  TP_ASSIGN_OR_RETURN(Common c, common_knobs(kn));
+  TP_ASSIGN_OR_RETURN(std::string exp_at, exp_knob(kn));
+  // A row's stored exponentials live inside the output's row loop; statistics computed for all rows
+  // first read them before that loop exists.
+  if (exp_at == "row" && c.stats == "root") return Status::InvalidArgument("exp=row needs stats=row");
+  return Status::Ok();
 }
 
 Status layer_norm_validate(const ir::Workload&, const Knobs& kn) { return common_knobs(kn).status(); }
