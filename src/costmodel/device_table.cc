@@ -73,6 +73,13 @@ const measure::Device* DeviceTable::find_for(const measure::Device& device) cons
   return find(device.key());
 }
 
+std::string DeviceTable::device_of(const std::string& device_key) const {
+  const measure::Device* d = find(device_key);
+  if (d == nullptr) return device_key;
+  const measure::Device* older = find_under_older_key(*d);
+  return older == nullptr ? device_key : older->key();
+}
+
 Result<measure::Device> DeviceTable::closest(const std::string& device_key) const {
   if (devices_.empty()) return Status::NotFound("no device descriptions to describe " + device_key + " with");
   const measure::Device* best = nullptr;

@@ -35,6 +35,10 @@ class DeviceTable {
   // The description that stands for `device`'s CPU: its older key's where the table holds one, else
   // its own key's, else null.
   const measure::Device* find_for(const measure::Device& device) const;
+  // The key of the device whose measurements `device_key`'s records are: its older key where the table
+  // describes its CPU under one (the same CPU, ISA level and threads, measured again under a newer
+  // key), else `device_key` itself.
+  std::string device_of(const std::string& device_key) const;
   const std::map<std::string, measure::Device>& devices() const { return devices_; }
   // NotFound when the table is empty. A described key whose CPU is described under an older key too
   // gets the older description's vector (described_by names it, exact is false).

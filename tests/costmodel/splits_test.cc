@@ -147,6 +147,11 @@ TEST(DeviceTable, UnknownDevicesGetTheClosestDescribedOneFlagged) {
   EXPECT_FALSE(own->exact);
   EXPECT_EQ(own->described_by, older->key());
   EXPECT_EQ(own->features, table.vector_for(older->key())->features);
+  // Its records are that device's, measured again: a cross-device split holds out both keys as one.
+  EXPECT_EQ(table.device_of(probed.key()), older->key());
+  EXPECT_EQ(table.device_of(older->key()), older->key());
+  EXPECT_EQ(table.device_of(a.key()), a.key());
+  EXPECT_EQ(table.device_of("x86_64-amd-epyc-f25m17-sse41-t1"), "x86_64-amd-epyc-f25m17-sse41-t1");  // not described
   EXPECT_NE(own->features, [&] {
     std::vector<float> f;
     for (double x : probed.features()) f.push_back(static_cast<float>(x));
