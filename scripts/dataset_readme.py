@@ -116,7 +116,10 @@ def main():
     print("record's program features and the `device-<key>.json` files the devices' descriptions (measured peaks).")
     print("Made by `scripts/make_dataset.sh` (resumable); this README by `scripts/dataset_readme.py`. Records that a")
     print("known measurement fault made wrong are removed by `scripts/drop_faulty_records.py` (its table lists the")
-    print("faults and how their records are recognised).\n")
+    print("faults and how their records are recognised). Besides the zoo's workloads, `make_dataset.sh --synthetic N`")
+    print("measures memory-bound kinds (depthwise and pointwise convolutions, pools, element-wise and normalisation")
+    print("ops) at shapes of no zoo network (`scripts/synthetic_workloads.py`): training data that no cross-model")
+    print("split holds out.\n")
     print(f"**{total} records on {len(devices)} devices.**\n")
     print("## Devices\n")
     print("| device | CPU | ISA | threads | peak GFLOP/s | triad GB/s | records | error-free | workloads | measured (UTC) | median load |")
@@ -166,6 +169,13 @@ def main():
             if wl <= {r["input"]["workload"] for r in recs}:
                 covered += 1
         print(f"| {name} | {len(wl)} | " + " | ".join(cells) + f" | {covered} |")
+    # Workloads of no zoo model: the synthetic shapes of scripts/synthetic_workloads.py.
+    zoo = set().union(*workloads_of.values())
+    other = [[r for r in devices[k]["records"] if r["input"]["workload"] not in zoo] for k in keys]
+    if any(other):
+        n = len({r["input"]["workload"] for recs in other for r in recs})
+        print(f"| no zoo model (synthetic shapes, `scripts/synthetic_workloads.py`) | {n} | "
+              + " | ".join(str(len(recs)) for recs in other) + " | |")
     print("\n## Noise floor\n")
     print("Configs measured twice, at least a minute apart (the repeat passes of `make_dataset.sh`): the median")
     print("relative difference |a - b| / min(a, b) of their median costs, per device. A cost model's error is")

@@ -19,7 +19,7 @@
 # the dataset too. It waits while the project builds (measuring then would be noise).
 #
 # Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--first-round F] [--per-round N] [--db FILE] [--export-only]
-#                                [--native-top-up] [--isas LIST] [--threads LIST]
+#                                [--native-top-up] [--synthetic N] [--synthetic-repeat] [--isas LIST] [--threads LIST]
 #   --hours H       stop starting new steps after H hours (default: no limit)
 #   --rounds R      tuning rounds (default 6); round r brings each workload to r x N trials per device
 #   --first-round F start at round F (default 1): the rounds before it are done on this machine's devices
@@ -29,6 +29,12 @@
 #                   import the records that time a program in native layouts which the device has no such
 #                   record of (kernels that gained native costs after they were measured: oneDNN's pools),
 #                   then export
+#   --synthetic N   only measure the synthetic workloads of scripts/synthetic_workloads.py (memory-bound kinds at
+#                   shapes of no zoo network), N random configs each, on this machine's devices (a 2-thread
+#                   device's compiles timed at 1 thread too), then export
+#   --synthetic-repeat  only measure each synthetic workload's first configs (the providers' seed configs) again on
+#                   this machine's devices, into a database of their own that is then imported (the synthetic
+#                   shapes' noise floor: configs measured twice), then export
 #   --isas LIST     only these of the ISA levels this CPU runs (comma-separated: avx512,avx2,sse41)
 #   --threads LIST  only these thread counts (comma-separated, of 2 and 1)
 set -euo pipefail
@@ -43,6 +49,8 @@ FIRST_ROUND=1
 PER_ROUND=6
 EXPORT_ONLY=0
 NATIVE_TOP_UP=0
+SYNTHETIC=0
+SYNTHETIC_REPEAT=0
 ONLY_ISAS=""
 ONLY_THREADS=""
 while [[ $# -gt 0 ]]; do
@@ -54,9 +62,11 @@ while [[ $# -gt 0 ]]; do
     --db) DB="$2"; shift 2 ;;
     --export-only) EXPORT_ONLY=1; shift ;;
     --native-top-up) NATIVE_TOP_UP=1; shift ;;
+    --synthetic) SYNTHETIC="$2"; shift 2 ;;
+    --synthetic-repeat) SYNTHETIC_REPEAT=1; shift ;;
     --isas) ONLY_ISAS="$2"; shift 2 ;;
     --threads) ONLY_THREADS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -157,6 +167,53 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
         "$TP" db export --all --db "$DB" --device "$key" | python3 "$ROOT/scripts/native_costs_missing.py" - "$new" > "$new.missing"
         [[ -s "$new.missing" ]] && "$TP" db import --db "$DB" "$new.missing" > /dev/null
         echo "[native top-up] $isa t$t $model b$batch: +$(grep -c . "$new.missing") records ($(records) in all)"
+      done
+    done
+  done
+  export_dataset
+  exit 0
+fi
+if [[ "$SYNTHETIC_REPEAT" == 1 ]]; then
+  mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP")
+  for isa in "${ISAS[@]}"; do
+    for t in "${THREADS[@]}"; do
+      rep_db="$WORK/synthetic-repeat-$isa-t$t.db"
+      [[ -f "$rep_db.done" ]] && { echo "make_dataset: synthetic repeat on $isa t$t already imported"; continue; }
+      for ((i = 0; i < ${#SYN_KEYS[@]}; i++)); do
+        out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 3; }
+        wait_for_builds
+        # No transfer: the seed configs alone, as the workload's first measurement had them.
+        "$TP" tune --workload "${SYN_KEYS[$i]}" --isa "$isa" --threads "$t" --tuner random --trials 3 --seed 1 \
+          --no-transfer --early-stopping 0 --repeat 3 --min-repeat-ms 10 --db "$rep_db" --json \
+          > "$WORK/last_tune.json" 2> "$WORK/last_tune.log" ||
+          echo "make_dataset: repeat of synthetic workload ${SYN_KEYS[$i]} on $isa t$t failed (see $WORK/last_tune.log); going on"
+        echo "[synthetic repeat $((i + 1))/${#SYN_KEYS[@]}] $isa t$t"
+      done
+      "$TP" db export --all --db "$rep_db" > "$rep_db.jsonl"
+      "$TP" db import --db "$DB" "$rep_db.jsonl" > /dev/null && touch "$rep_db.done"
+      echo "make_dataset: synthetic repeat on $isa t$t: $(grep -c . "$rep_db.jsonl") records imported ($(records) in all)"
+    done
+  done
+  export_dataset
+  exit 0
+fi
+if [[ "$SYNTHETIC" != 0 ]]; then
+  [[ "$SYNTHETIC" =~ ^[1-9][0-9]*$ ]] || { echo "make_dataset: --synthetic takes a positive count of configs per workload" >&2; exit 2; }
+  mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP")
+  [[ ${#SYN_KEYS[@]} -gt 0 ]] || { echo "make_dataset: scripts/synthetic_workloads.py gave no keys" >&2; exit 1; }
+  for isa in "${ISAS[@]}"; do
+    for t in "${THREADS[@]}"; do
+      for ((i = 0; i < ${#SYN_KEYS[@]}; i++)); do
+        out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 3; }
+        key="${SYN_KEYS[$i]}"
+        wait_for_builds
+        before=$(records)
+        also=()
+        [[ "$t" -gt 1 ]] && also=(--also-threads 1)
+        "$TP" tune --workload "$key" --isa "$isa" --threads "$t" "${also[@]}" --tuner random --trials "$SYNTHETIC" --seed 1 \
+          --early-stopping 0 --repeat 3 --min-repeat-ms 10 --db "$DB" --json > "$WORK/last_tune.json" 2> "$WORK/last_tune.log" ||
+          echo "make_dataset: tune of synthetic workload $key on $isa t$t failed (see $WORK/last_tune.log); going on"
+        echo "[synthetic $((i + 1))/${#SYN_KEYS[@]}] $isa t$t ${key%%|*}: +$(( $(records) - before )) records ($(( ($(date +%s) - START) / 60 )) min)"
       done
     done
   done

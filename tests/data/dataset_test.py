@@ -5,6 +5,8 @@ Checks what the dataset promises its users and what its README says of it:
   - the noise-pair count of scripts/dataset_readme.py (pairs are per device and host clock, at least a
     minute apart, error-free records only), on hand-made records;
   - the fault test of scripts/drop_faulty_records.py, on hand-made records;
+  - the keys of scripts/synthetic_workloads.py: distinct, fixed by the seed, each kind in its share, never a
+    zoo model's task, and every one taken by tensorperf;
   - the committed files: at least 40,000 records on at least 6 devices, each device with its description,
     every zoo model's workloads (batch 1 and the batch-8 set) on at least 4 devices, at least 2% of the
     records configs measured twice, no record of a known fault, and the README's headline count true.
@@ -36,6 +38,7 @@ def load_script(name):
 
 readme = load_script("dataset_readme")
 faults = load_script("drop_faulty_records")
+synthetic = load_script("synthetic_workloads")
 
 
 def record(device, workload, config, cost, timestamp, provider="halide", error_no=0):
@@ -116,6 +119,41 @@ class FaultyRecords(unittest.TestCase):
               timed([0.0103, 0.000359], error_no=4),  # an error: no cost to learn
               timed([0.0103])]                      # one repeat: nothing to compare
         self.assertEqual(faults.stalled_repeat("c-avx2-t2", rs, None), [0, 1])
+
+
+class SyntheticWorkloads(unittest.TestCase):
+    def test_the_keys_are_distinct_and_a_function_of_the_seed(self):
+        a = synthetic.synthetic_keys(60, 3, set())
+        self.assertEqual(len(a), 60)
+        self.assertEqual(len(set(a)), 60)
+        self.assertEqual(a, synthetic.synthetic_keys(60, 3, set()))
+        self.assertNotEqual(a, synthetic.synthetic_keys(60, 4, set()))
+
+    def test_every_kind_is_drawn_in_its_share(self):
+        keys = synthetic.synthetic_keys(200, 1, set())
+        kinds = [k.split("|")[0] for k in keys]
+        depthwise = [k for k in keys if k.startswith("conv2d") and "groups=1;" not in k]
+        self.assertEqual(len(depthwise), 60)  # 30%
+        for op in ("max_pool2d", "avg_pool2d", "global_avg_pool2d", "relu", "add", "mul", "batch_norm", "layer_norm",
+                   "softmax"):
+            self.assertIn(op, kinds)
+
+    def test_a_zoo_key_is_never_emitted(self):
+        first = synthetic.synthetic_keys(40, 2, set())
+        again = synthetic.synthetic_keys(40, 2, {first[5], first[17]})
+        self.assertEqual(len(again), 40)
+        self.assertNotIn(first[5], again)
+        self.assertNotIn(first[17], again)
+        zoo = synthetic.zoo_keys(TENSORPERF)
+        self.assertGreater(len(zoo), 300)
+        self.assertFalse(zoo & set(synthetic.synthetic_keys(240, 1, zoo)))
+
+    def test_tensorperf_takes_every_key(self):
+        for key in synthetic.synthetic_keys(40, 1, set()):
+            r = subprocess.run([TENSORPERF, "features", "--workload", key, "--json"], capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL)
+            self.assertEqual(r.returncode, 0, f"{key}: {r.stderr.strip()}")
+            self.assertTrue(json.loads(r.stdout)["pooled"], key)
 
 
 class CommittedDataset(unittest.TestCase):

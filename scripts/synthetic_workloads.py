@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Workload keys of synthetic shapes for the measurement dataset: the memory-bound kinds that the
+zoo's networks cover only at a few shapes each (depthwise and pointwise convolutions, pools,
+element-wise and normalisation ops), drawn over the ranges of channels, sizes and batches that
+networks use, so that a cost model sees those kinds at shapes of no particular network.
+
+A key that is a task of a zoo model (batch 1 or 8) is never emitted: such a workload belongs to that
+network, and a cross-model evaluation must not meet it in training when the network is held out.
+The keys are a function of --seed and --count alone (the zoo's keys only take some out).
+
+Usage: scripts/synthetic_workloads.py --tensorperf build/tensorperf [--count N] [--seed S]
+  prints one workload key per line (for `tensorperf tune --workload KEY`)
+"""
+import argparse
+import json
+import math
+import random
+import subprocess
+import sys
+
+# Share of the keys per kind (they sum to 1).
+KINDS = [
+    ("depthwise", 0.30),
+    ("pointwise", 0.12),
+    ("max_pool", 0.10),
+    ("avg_pool", 0.08),
+    ("global_avg_pool", 0.04),
+    ("relu", 0.09),
+    ("add", 0.09),
+    ("mul", 0.05),
+    ("batch_norm", 0.05),
+    ("layer_norm", 0.04),
+    ("softmax", 0.04),
+]
+
+
+def log_uniform(rng, lo, hi):
+    """An integer between lo and hi, uniform in its logarithm."""
+    return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+
+
+def dims(shape):
+    return "float32[" + ",".join(str(d) for d in shape) + "]"
+
+
+def batch(rng):
+    return 8 if rng.random() < 0.2 else 1
+
+
+def image(rng, c_lo, c_hi, hw_lo, hw_hi):
+    """[N, C, H, W] with C and H log-uniform; the larger the image the fewer channels (as in networks),
+    capped at 64 MiB of activations."""
+    while True:
+        n, c, hw = batch(rng), log_uniform(rng, c_lo, c_hi), log_uniform(rng, hw_lo, hw_hi)
+        if n * c * hw * hw * 4 <= 64 << 20 and c * hw * hw <= 2_000_000:
+            return [n, c, hw, hw]
+
+
+def depthwise(rng):
+    k = rng.choice([3, 3, 3, 5, 5, 7])
+    s = rng.choice([1, 1, 2])
+    n, c, h, w = image(rng, 8, 1536, 7, 150)
+    p = k // 2
+    pads = [p, p, p, p] if rng.random() < 0.8 else [p - 1, p - 1, p, p]  # TF-style "same" at stride 2
+    epi = rng.choice(["", "bias", "bias+relu", "bias+relu6"])
+    return (f"conv2d|{dims([n, c, h, w])};{dims([c, 1, k, k])}|dilations=[1,1];groups={c};"
+            f"pads=[{','.join(map(str, pads))}];strides=[{s},{s}]|{epi}")
+
+
+def pointwise(rng):
+    n, c, h, w = image(rng, 8, 1024, 7, 112)
+    oc = log_uniform(rng, 8, 1024)
+    epi = rng.choice(["", "bias", "bias+relu", "bias+relu6"])
+    return (f"conv2d|{dims([n, c, h, w])};{dims([oc, c, 1, 1])}|dilations=[1,1];groups=1;"
+            f"pads=[0,0,0,0];strides=[1,1]|{epi}")
+
+
+def max_pool(rng):
+    n, c, h, w = image(rng, 8, 1024, 7, 224)
+    k, s, pads, ceil = rng.choice([(2, 2, [0, 0, 0, 0], 0), (3, 2, [0, 0, 0, 0], 0), (3, 2, [0, 0, 0, 0], 1),
+                                   (3, 2, [1, 1, 1, 1], 0), (3, 2, [0, 0, 1, 1], 0), (3, 1, [1, 1, 1, 1], 0)])
+    return (f"max_pool2d|{dims([n, c, h, w])}|ceil_mode={ceil};dilations=[1,1];kernel=[{k},{k}];"
+            f"pads=[{','.join(map(str, pads))}];strides=[{s},{s}]|")
+
+
+def avg_pool(rng):
+    n, c, h, w = image(rng, 8, 2048, 7, 150)
+    s, pads = rng.choice([(1, [1, 1, 1, 1]), (2, [1, 1, 1, 1]), (2, [0, 0, 1, 1])])
+    include = rng.choice([0, 1])
+    return (f"avg_pool2d|{dims([n, c, h, w])}|ceil_mode=0;count_include_pad={include};kernel=[3,3];"
+            f"pads=[{','.join(map(str, pads))}];strides=[{s},{s}]|")
+
+
+def global_avg_pool(rng):
+    return f"global_avg_pool2d|{dims(image(rng, 64, 2048, 5, 28))}||"
+
+
+def relu(rng):
+    return f"relu|{dims(image(rng, 8, 1536, 7, 150))}||"
+
+
+def add(rng):
+    shape = image(rng, 8, 1536, 7, 112)
+    return f"add|{dims(shape)};{dims(shape)}||{rng.choice(['', 'relu'])}"
+
+
+def mul(rng):
+    return f"mul|{dims(image(rng, 8, 1024, 7, 112))};float32[1]||{rng.choice(['', 'relu'])}"
+
+
+def batch_norm(rng):
+    n, c, h, w = image(rng, 8, 1024, 7, 112)
+    return f"batch_norm|{dims([n, c, h, w])}" + f";float32[{c}]" * 4 + "|epsilon=0.001|"
+
+
+def rows_and_width(rng):
+    return batch(rng), log_uniform(rng, 16, 512), rng.choice([128, 256, 384, 512, 768, 1024, 2048])
+
+
+def layer_norm(rng):
+    n, t, d = rows_and_width(rng)
+    return f"layer_norm|{dims([n, t, d])};float32[{d}];float32[{d}]|axis=-1;epsilon=1e-12|"
+
+
+def softmax(rng):
+    n, heads, t = batch(rng), rng.choice([4, 8, 12, 16]), log_uniform(rng, 16, 384)
+    return f"softmax|{dims([n, heads, t, t])}|axis=-1|"
+
+
+MAKERS = {"depthwise": depthwise, "pointwise": pointwise, "max_pool": max_pool, "avg_pool": avg_pool,
+          "global_avg_pool": global_avg_pool, "relu": relu, "add": add, "mul": mul, "batch_norm": batch_norm,
+          "layer_norm": layer_norm, "softmax": softmax}
+
+
+def zoo_keys(tensorperf):
+    """Every task key of every zoo model at batch 1 and 8."""
+    models = json.loads(subprocess.check_output([tensorperf, "models", "--json"], stdin=subprocess.DEVNULL))
+    keys = set()
+    for m in models:
+        for b in (1, 8):
+            out = subprocess.check_output([tensorperf, "tasks", "--model", m["name"], "--batch", str(b), "--json"],
+                                          stdin=subprocess.DEVNULL)
+            keys.update(t["key"] for t in json.loads(out)["tasks"])
+    return keys
+
+
+def synthetic_keys(count, seed, exclude):
+    """`count` distinct keys, none of `exclude`, in a fixed order given the seed."""
+    rng = random.Random(seed)
+    plan = []
+    for kind, share in KINDS:
+        plan += [kind] * max(1, round(share * count))
+    plan = plan[:count]
+    rng.shuffle(plan)
+    keys, seen = [], set(exclude)
+    for kind in plan:
+        for _ in range(1000):
+            key = MAKERS[kind](rng)
+            if key not in seen:
+                break
+        else:
+            raise SystemExit(f"synthetic_workloads: no new {kind} shape found after 1000 draws")
+        seen.add(key)
+        keys.append(key)
+    return keys
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tensorperf", required=True, help="the tensorperf binary (for the zoo's task keys)")
+    ap.add_argument("--count", type=int, default=240, help="how many keys (default 240)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the shapes (default 1)")
+    a = ap.parse_args()
+    if a.count < 1:
+        sys.exit("synthetic_workloads: --count must be at least 1")
+    for key in synthetic_keys(a.count, a.seed, zoo_keys(a.tensorperf)):
+        print(key)
+
+
+if __name__ == "__main__":
+    main()
