@@ -150,6 +150,9 @@ def synthetic_keys(count, seed, exclude):
     plan = []
     for kind, share in KINDS:
         plan += [kind] * max(1, round(share * count))
+    # Rounding may leave the plan short: the largest kinds make it up, in turn.
+    by_share = [kind for kind, _ in sorted(KINDS, key=lambda k: -k[1])]
+    plan += [by_share[i % len(by_share)] for i in range(max(0, count - len(plan)))]
     plan = plan[:count]
     rng.shuffle(plan)
     keys, seen = [], set(exclude)
