@@ -173,8 +173,12 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
   export_dataset
   exit 0
 fi
-if [[ "$SYNTHETIC_REPEAT" == 1 ]]; then
+if [[ "$SYNTHETIC_REPEAT" == 1 || "$SYNTHETIC" != 0 ]]; then
+  [[ "$SYNTHETIC" =~ ^[0-9]+$ ]] || { echo "make_dataset: --synthetic takes a positive count of configs per workload" >&2; exit 2; }
   mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP")
+  [[ ${#SYN_KEYS[@]} -gt 0 ]] || { echo "make_dataset: scripts/synthetic_workloads.py gave no keys" >&2; exit 1; }
+fi
+if [[ "$SYNTHETIC_REPEAT" == 1 ]]; then
   for isa in "${ISAS[@]}"; do
     for t in "${THREADS[@]}"; do
       rep_db="$WORK/synthetic-repeat-$isa-t$t.db"
@@ -198,9 +202,6 @@ if [[ "$SYNTHETIC_REPEAT" == 1 ]]; then
   exit 0
 fi
 if [[ "$SYNTHETIC" != 0 ]]; then
-  [[ "$SYNTHETIC" =~ ^[1-9][0-9]*$ ]] || { echo "make_dataset: --synthetic takes a positive count of configs per workload" >&2; exit 2; }
-  mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP")
-  [[ ${#SYN_KEYS[@]} -gt 0 ]] || { echo "make_dataset: scripts/synthetic_workloads.py gave no keys" >&2; exit 1; }
   for isa in "${ISAS[@]}"; do
     for t in "${THREADS[@]}"; do
       for ((i = 0; i < ${#SYN_KEYS[@]}; i++)); do
