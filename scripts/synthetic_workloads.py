@@ -48,8 +48,8 @@ def batch(rng):
 
 
 def image(rng, c_lo, c_hi, hw_lo, hw_hi):
-    """[N, C, H, W] with C and H log-uniform; the larger the image the fewer channels (as in networks),
-    capped at 64 MiB of activations."""
+    """[N, C, H, W] with C and H log-uniform, drawn again until the image holds at most 2M elements
+    (so large images come with fewer channels, as in networks) and its batch at most 64 MiB."""
     while True:
         n, c, hw = batch(rng), log_uniform(rng, c_lo, c_hi), log_uniform(rng, hw_lo, hw_hi)
         if n * c * hw * hw * 4 <= 64 << 20 and c * hw * hw <= 2_000_000:
@@ -61,7 +61,7 @@ def depthwise(rng):
     s = rng.choice([1, 1, 2])
     n, c, h, w = image(rng, 8, 1536, 7, 150)
     p = k // 2
-    pads = [p, p, p, p] if rng.random() < 0.8 else [p - 1, p - 1, p, p]  # TF-style "same" at stride 2
+    pads = [p, p, p, p] if rng.random() < 0.8 else [p - 1, p - 1, p, p]  # asymmetric, TF-style "same"
     epi = rng.choice(["", "bias", "bias+relu", "bias+relu6"])
     return (f"conv2d|{dims([n, c, h, w])};{dims([c, 1, k, k])}|dilations=[1,1];groups={c};"
             f"pads=[{','.join(map(str, pads))}];strides=[{s},{s}]|{epi}")

@@ -180,12 +180,7 @@ void run_eval(const EvalOptions& o) {
   // A key whose CPU the descriptions hold under an older key is that device measured again (its samples
   // have the older key's vector already): its samples count as the older key's, so that a cross-device
   // split holds out both and tests on both.
-  std::map<std::string, std::string> device_of;
-  for (costmodel::Sample& s : set.samples) {
-    auto [it, fresh] = device_of.emplace(s.device_key, "");
-    if (fresh) it->second = devices.device_of(s.device_key);
-    s.device_key = it->second;
-  }
+  for (costmodel::Sample& s : set.samples) s.device_key = devices.device_of(s.device_key);
   std::vector<costmodel::Split> splits;
   if (wants("random")) splits.push_back(costmodel::random_split(set.samples, 0.2, o.seed));
   if (wants("cross-model"))

@@ -75,9 +75,7 @@ const measure::Device* DeviceTable::find_for(const measure::Device& device) cons
 
 std::string DeviceTable::device_of(const std::string& device_key) const {
   const measure::Device* d = find(device_key);
-  if (d == nullptr) return device_key;
-  const measure::Device* older = find_under_older_key(*d);
-  return older == nullptr ? device_key : older->key();
+  return d == nullptr ? device_key : find_for(*d)->key();  // find_for: the older key's, else d itself
 }
 
 Result<measure::Device> DeviceTable::closest(const std::string& device_key) const {
