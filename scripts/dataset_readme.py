@@ -118,8 +118,8 @@ def main():
     print("known measurement fault made wrong are removed by `scripts/drop_faulty_records.py` (its table lists the")
     print("faults and how their records are recognised). Besides the zoo's workloads, `make_dataset.sh --synthetic N`")
     print("measures memory-bound kinds (depthwise and pointwise convolutions, pools, element-wise and normalisation")
-    print("ops) at shapes of no zoo network (`scripts/synthetic_workloads.py`): training data that no cross-model")
-    print("split holds out.\n")
+    print("ops) and transformer matrix products (dense layers over rows, attention's batched products) at shapes of")
+    print("no zoo network (`scripts/synthetic_workloads.py`): training data that no cross-model split holds out.\n")
     print(f"**{total} records on {len(devices)} devices.**\n")
     print("## Devices\n")
     print("| device | CPU | ISA | threads | peak GFLOP/s | triad GB/s | records | error-free | workloads | measured (UTC) | median load |")
@@ -169,13 +169,16 @@ def main():
             if wl <= {r["input"]["workload"] for r in recs}:
                 covered += 1
         print(f"| {name} | {len(wl)} | " + " | ".join(cells) + f" | {covered} |")
-    # Workloads of no zoo model: the synthetic shapes of scripts/synthetic_workloads.py.
+    # Workloads of no zoo model: the synthetic shapes of scripts/synthetic_workloads.py, per set.
     zoo = set().union(*workloads_of.values())
-    other = [[r for r in devices[k]["records"] if r["input"]["workload"] not in zoo] for k in keys]
-    if any(other):
-        n = len({r["input"]["workload"] for recs in other for r in recs})
-        print(f"| no zoo model (synthetic shapes, `scripts/synthetic_workloads.py`) | {n} | "
-              + " | ".join(str(len(recs)) for recs in other) + " | |")
+    for label, in_set in (("memory-bound kinds", lambda w: not w.startswith(("dense|", "batch_matmul|"))),
+                          ("matrix products", lambda w: w.startswith(("dense|", "batch_matmul|")))):
+        other = [[r for r in devices[k]["records"] if r["input"]["workload"] not in zoo and in_set(r["input"]["workload"])]
+                 for k in keys]
+        if any(other):
+            n = len({r["input"]["workload"] for recs in other for r in recs})
+            print(f"| no zoo model (synthetic {label}, `scripts/synthetic_workloads.py`) | {n} | "
+                  + " | ".join(str(len(recs)) for recs in other) + " | |")
     print("\n## Noise floor\n")
     print("Configs measured twice, at least a minute apart (the repeat passes of `make_dataset.sh`): the median")
     print("relative difference |a - b| / min(a, b) of their median costs, per device. A cost model's error is")

@@ -19,7 +19,8 @@
 # the dataset too. It waits while the project builds (measuring then would be noise).
 #
 # Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--first-round F] [--per-round N] [--db FILE] [--export-only]
-#                                [--native-top-up] [--synthetic N] [--synthetic-repeat] [--isas LIST] [--threads LIST]
+#                                [--native-top-up] [--synthetic N] [--synthetic-repeat] [--synthetic-set S]
+#                                [--isas LIST] [--threads LIST]
 #   --hours H       stop starting new steps after H hours (default: no limit)
 #   --rounds R      tuning rounds (default 6); round r brings each workload to r x N trials per device
 #   --first-round F start at round F (default 1): the rounds before it are done on this machine's devices
@@ -29,12 +30,14 @@
 #                   import the records that time a program in native layouts which the device has no such
 #                   record of (kernels that gained native costs after they were measured: oneDNN's pools),
 #                   then export
-#   --synthetic N   only measure the synthetic workloads of scripts/synthetic_workloads.py (memory-bound kinds at
-#                   shapes of no zoo network), N random configs each, on this machine's devices (a 2-thread
-#                   device's compiles timed at 1 thread too), then export
+#   --synthetic N   only measure the synthetic workloads of scripts/synthetic_workloads.py (memory-bound kinds and
+#                   transformer matrix products at shapes of no zoo network), N random configs each, on this
+#                   machine's devices (a 2-thread device's compiles timed at 1 thread too), then export
 #   --synthetic-repeat  only measure each synthetic workload's first configs (the providers' seed configs) again on
 #                   this machine's devices, into a database of their own that is then imported (the synthetic
 #                   shapes' noise floor: configs measured twice), then export
+#   --synthetic-set S  with --synthetic or --synthetic-repeat: only the set S of synthetic_workloads.py (memory,
+#                   matmul or all; default all)
 #   --isas LIST     only these of the ISA levels this CPU runs (comma-separated: avx512,avx2,sse41)
 #   --threads LIST  only these thread counts (comma-separated, of 2 and 1)
 set -euo pipefail
@@ -51,6 +54,7 @@ EXPORT_ONLY=0
 NATIVE_TOP_UP=0
 SYNTHETIC=0
 SYNTHETIC_REPEAT=0
+SYNTHETIC_SET=all
 ONLY_ISAS=""
 ONLY_THREADS=""
 while [[ $# -gt 0 ]]; do
@@ -64,9 +68,10 @@ while [[ $# -gt 0 ]]; do
     --native-top-up) NATIVE_TOP_UP=1; shift ;;
     --synthetic) SYNTHETIC="$2"; shift 2 ;;
     --synthetic-repeat) SYNTHETIC_REPEAT=1; shift ;;
+    --synthetic-set) SYNTHETIC_SET="$2"; shift 2 ;;
     --isas) ONLY_ISAS="$2"; shift 2 ;;
     --threads) ONLY_THREADS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -175,27 +180,36 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
 fi
 if [[ "$SYNTHETIC_REPEAT" == 1 || "$SYNTHETIC" != 0 ]]; then
   [[ "$SYNTHETIC" =~ ^[0-9]+$ ]] || { echo "make_dataset: --synthetic takes a positive count of configs per workload" >&2; exit 2; }
-  mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP")
+  [[ "$SYNTHETIC_SET" =~ ^(memory|matmul|all)$ ]] || { echo "make_dataset: --synthetic-set takes memory, matmul or all" >&2; exit 2; }
+  mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP" --set "$SYNTHETIC_SET")
   [[ ${#SYN_KEYS[@]} -gt 0 ]] || { echo "make_dataset: scripts/synthetic_workloads.py gave no keys" >&2; exit 1; }
 fi
 if [[ "$SYNTHETIC_REPEAT" == 1 ]]; then
-  for isa in "${ISAS[@]}"; do
-    for t in "${THREADS[@]}"; do
-      rep_db="$WORK/synthetic-repeat-$isa-t$t.db"
-      [[ -f "$rep_db.done" ]] && { echo "make_dataset: synthetic repeat on $isa t$t already imported"; continue; }
-      for ((i = 0; i < ${#SYN_KEYS[@]}; i++)); do
-        out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 3; }
-        wait_for_builds
-        # No transfer: the seed configs alone, as the workload's first measurement had them.
-        "$TP" tune --workload "${SYN_KEYS[$i]}" --isa "$isa" --threads "$t" --tuner random --trials 3 --seed 1 \
-          --no-transfer --early-stopping 0 --repeat 3 --min-repeat-ms 10 --db "$rep_db" --json \
-          > "$WORK/last_tune.json" 2> "$WORK/last_tune.log" ||
-          echo "make_dataset: repeat of synthetic workload ${SYN_KEYS[$i]} on $isa t$t failed (see $WORK/last_tune.log); going on"
-        echo "[synthetic repeat $((i + 1))/${#SYN_KEYS[@]}] $isa t$t"
+  # One repeat database per set, device and thread count (the memory set's predates the sets' names).
+  sets=(memory matmul)
+  [[ "$SYNTHETIC_SET" != all ]] && sets=("$SYNTHETIC_SET")
+  for set in "${sets[@]}"; do
+    mapfile -t SET_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP" --set "$set")
+    tag=""
+    [[ "$set" != memory ]] && tag="-$set"
+    for isa in "${ISAS[@]}"; do
+      for t in "${THREADS[@]}"; do
+        rep_db="$WORK/synthetic-repeat$tag-$isa-t$t.db"
+        [[ -f "$rep_db.done" ]] && { echo "make_dataset: synthetic repeat ($set) on $isa t$t already imported"; continue; }
+        for ((i = 0; i < ${#SET_KEYS[@]}; i++)); do
+          out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 4; }
+          wait_for_builds
+          # No transfer: the seed configs alone, as the workload's first measurement had them.
+          "$TP" tune --workload "${SET_KEYS[$i]}" --isa "$isa" --threads "$t" --tuner random --trials 3 --seed 1 \
+            --no-transfer --early-stopping 0 --repeat 3 --min-repeat-ms 10 --db "$rep_db" --json \
+            > "$WORK/last_tune.json" 2> "$WORK/last_tune.log" ||
+            echo "make_dataset: repeat of synthetic workload ${SET_KEYS[$i]} on $isa t$t failed (see $WORK/last_tune.log); going on"
+          echo "[synthetic repeat ($set) $((i + 1))/${#SET_KEYS[@]}] $isa t$t"
+        done
+        "$TP" db export --all --db "$rep_db" > "$rep_db.jsonl"
+        "$TP" db import --db "$DB" "$rep_db.jsonl" > /dev/null && touch "$rep_db.done"
+        echo "make_dataset: synthetic repeat ($set) on $isa t$t: $(grep -c . "$rep_db.jsonl") records imported ($(records) in all)"
       done
-      "$TP" db export --all --db "$rep_db" > "$rep_db.jsonl"
-      "$TP" db import --db "$DB" "$rep_db.jsonl" > /dev/null && touch "$rep_db.done"
-      echo "make_dataset: synthetic repeat on $isa t$t: $(grep -c . "$rep_db.jsonl") records imported ($(records) in all)"
     done
   done
   export_dataset

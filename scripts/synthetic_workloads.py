@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""Workload keys of synthetic shapes for the measurement dataset: the memory-bound kinds that the
-zoo's networks cover only at a few shapes each (depthwise and pointwise convolutions, pools,
-element-wise and normalisation ops), drawn over the ranges of channels, sizes and batches that
-networks use, so that a cost model sees those kinds at shapes of no particular network.
+"""Workload keys of synthetic shapes for the measurement dataset, drawn over the ranges of channels,
+sizes and batches that networks use, so that a cost model sees each kind at shapes of no particular
+network. Two sets, each with its own shares and its own draws (so one set's keys never change with
+the other's):
+  memory  the memory-bound kinds that the zoo's networks cover only at a few shapes each (depthwise
+          and pointwise convolutions, pools, element-wise and normalisation ops); 240 keys by default
+  matmul  the matrix products of transformer layers, which only one zoo network has (dense layers
+          over a sequence, with their epilogues, and attention's batched products); 48 by default
 
 A key that is a task of a zoo model (batch 1 or 8) is never emitted: such a workload belongs to that
 network, and a cross-model evaluation must not meet it in training when the network is held out.
 The keys are a function of --seed and --count alone (the zoo's keys only take some out).
 
-Usage: scripts/synthetic_workloads.py --tensorperf build/tensorperf [--count N] [--seed S]
-  prints one workload key per line (for `tensorperf tune --workload KEY`)
+Usage: scripts/synthetic_workloads.py --tensorperf build/tensorperf [--set memory|matmul|all] [--count N] [--seed S]
+  prints one workload key per line (for `tensorperf tune --workload KEY`); `all` (the default) prints
+  the memory set's keys, then the matmul set's, each at its default count unless --count is given
 """
 import argparse
 import json
@@ -18,8 +23,8 @@ import random
 import subprocess
 import sys
 
-# Share of the keys per kind (they sum to 1).
-KINDS = [
+# Share of the keys per kind in each set (they sum to 1 per set).
+MEMORY_KINDS = [
     ("depthwise", 0.30),
     ("pointwise", 0.12),
     ("max_pool", 0.10),
@@ -32,6 +37,11 @@ KINDS = [
     ("layer_norm", 0.04),
     ("softmax", 0.04),
 ]
+MATMUL_KINDS = [
+    ("dense_rows", 0.55),
+    ("batch_matmul", 0.45),
+]
+DEFAULT_COUNT = {"memory": 240, "matmul": 48}
 
 
 def log_uniform(rng, lo, hi):
@@ -127,9 +137,31 @@ def softmax(rng):
     return f"softmax|{dims([n, heads, t, t])}|axis=-1|"
 
 
+def dense_rows(rng):
+    """A dense layer over rows: [N, T, K] x [O, K] (a transformer's projections and feed-forward
+    layers), at most 2 GFLOP per run (so that a slow config on one thread times in seconds)."""
+    while True:
+        n, t = batch(rng), log_uniform(rng, 16, 512)
+        k, o = (rng.choice([256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096]) for _ in range(2))
+        if 2 * n * t * k * o <= 2e9 and n * t * max(k, o) * 4 <= 64 << 20:
+            break
+    epi = rng.choice(["", "bias", "bias+relu", "bias+gelu", "bias+add"])
+    return f"dense|{dims([n, t, k])};{dims([o, k])}||{epi}"
+
+
+def batch_matmul(rng):
+    """Attention's products: scores Q x K^T ([N, H, T, D] x [N, H, T, D], transpose_b) or the
+    context S x V ([N, H, T, T] x [N, H, T, D])."""
+    n, heads, t, d = batch(rng), rng.choice([4, 8, 12, 16]), log_uniform(rng, 16, 512), rng.choice([32, 64, 80, 128])
+    if rng.random() < 0.5:
+        return f"batch_matmul|{dims([n, heads, t, d])};{dims([n, heads, t, d])}|transpose_a=0;transpose_b=1|"
+    return f"batch_matmul|{dims([n, heads, t, t])};{dims([n, heads, t, d])}|transpose_a=0;transpose_b=0|"
+
+
 MAKERS = {"depthwise": depthwise, "pointwise": pointwise, "max_pool": max_pool, "avg_pool": avg_pool,
           "global_avg_pool": global_avg_pool, "relu": relu, "add": add, "mul": mul, "batch_norm": batch_norm,
-          "layer_norm": layer_norm, "softmax": softmax}
+          "layer_norm": layer_norm, "softmax": softmax, "dense_rows": dense_rows, "batch_matmul": batch_matmul}
+SETS = {"memory": MEMORY_KINDS, "matmul": MATMUL_KINDS}
 
 
 def zoo_keys(tensorperf):
@@ -144,14 +176,17 @@ def zoo_keys(tensorperf):
     return keys
 
 
-def synthetic_keys(count, seed, exclude):
-    """`count` distinct keys, none of `exclude`, in a fixed order given the seed."""
-    rng = random.Random(seed)
+def synthetic_keys(count, seed, exclude, kinds="memory"):
+    """`count` distinct keys of the set `kinds`, none of `exclude`, in a fixed order given the seed.
+    The memory set draws from the seed itself (its keys predate the other set); another set from a
+    stream of its own."""
+    rng = random.Random(seed if kinds == "memory" else f"{kinds}:{seed}")
     plan = []
-    for kind, share in KINDS:
+    shares = SETS[kinds]
+    for kind, share in shares:
         plan += [kind] * max(1, round(share * count))
     # Rounding may leave the plan short: the largest kinds make it up, in turn.
-    by_share = [kind for kind, _ in sorted(KINDS, key=lambda k: -k[1])]
+    by_share = [kind for kind, _ in sorted(shares, key=lambda k: -k[1])]
     plan += [by_share[i % len(by_share)] for i in range(max(0, count - len(plan)))]
     plan = plan[:count]
     rng.shuffle(plan)
@@ -171,13 +206,16 @@ def synthetic_keys(count, seed, exclude):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tensorperf", required=True, help="the tensorperf binary (for the zoo's task keys)")
-    ap.add_argument("--count", type=int, default=240, help="how many keys (default 240)")
+    ap.add_argument("--set", choices=["memory", "matmul", "all"], default="all", help="which set (default all)")
+    ap.add_argument("--count", type=int, help="how many keys per set (default: memory 240, matmul 48)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the shapes (default 1)")
     a = ap.parse_args()
-    if a.count < 1:
+    if a.count is not None and a.count < 1:
         sys.exit("synthetic_workloads: --count must be at least 1")
-    for key in synthetic_keys(a.count, a.seed, zoo_keys(a.tensorperf)):
-        print(key)
+    zoo = zoo_keys(a.tensorperf)
+    for kinds in (["memory", "matmul"] if a.set == "all" else [a.set]):
+        for key in synthetic_keys(a.count or DEFAULT_COUNT[kinds], a.seed, zoo, kinds):
+            print(key)
 
 
 if __name__ == "__main__":

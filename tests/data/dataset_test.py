@@ -5,8 +5,8 @@ Checks what the dataset promises its users and what its README says of it:
   - the noise-pair count of scripts/dataset_readme.py (pairs are per device and host clock, at least a
     minute apart, error-free records only), on hand-made records;
   - the fault test of scripts/drop_faulty_records.py, on hand-made records;
-  - the keys of scripts/synthetic_workloads.py: distinct, fixed by the seed, each kind in its share, never a
-    zoo model's task, and every one taken by tensorperf;
+  - the keys of scripts/synthetic_workloads.py (both sets): distinct, fixed by the seed, each kind in its
+    share, never a zoo model's task, and every one taken by tensorperf;
   - the committed files: at least 40,000 records on at least 6 devices, each device with its description,
     every zoo model's workloads (batch 1 and the batch-8 set) on at least 4 devices, at least 2% of the
     records configs measured twice, no record of a known fault, and the README's headline count true.
@@ -148,8 +148,25 @@ class SyntheticWorkloads(unittest.TestCase):
         self.assertGreater(len(zoo), 300)
         self.assertFalse(zoo & set(synthetic.synthetic_keys(240, 1, zoo)))
 
+    def test_the_matmul_set_draws_matrix_products_apart_from_the_memory_set(self):
+        memory = synthetic.synthetic_keys(60, 1, set())
+        matmul = synthetic.synthetic_keys(40, 1, set(), "matmul")
+        self.assertEqual(len(set(matmul)), 40)
+        self.assertEqual(memory, synthetic.synthetic_keys(60, 1, set(), "memory"))  # the default set
+        ops = [k.split("|")[0] for k in matmul]
+        self.assertEqual(set(ops), {"dense", "batch_matmul"})
+        self.assertEqual(ops.count("dense"), 22)  # 55%
+        self.assertFalse(set(matmul) & set(memory))
+        for key in matmul:
+            if key.startswith("dense|"):  # [N, T, K] x [O, K], at most 2 GFLOP
+                n, t, k = (int(d) for d in key.split("[")[1].split("]")[0].split(","))
+                o = int(key.split("[")[2].split(",")[0])
+                self.assertLessEqual(2 * n * t * k * o, 2e9, key)
+        zoo = synthetic.zoo_keys(TENSORPERF)
+        self.assertFalse(zoo & set(synthetic.synthetic_keys(48, 1, zoo, "matmul")))
+
     def test_tensorperf_takes_every_key(self):
-        for key in synthetic.synthetic_keys(40, 1, set()):
+        for key in synthetic.synthetic_keys(40, 1, set()) + synthetic.synthetic_keys(12, 1, set(), "matmul"):
             r = subprocess.run([TENSORPERF, "features", "--workload", key, "--json"], capture_output=True, text=True,
                                stdin=subprocess.DEVNULL)
             self.assertEqual(r.returncode, 0, f"{key}: {r.stderr.strip()}")
