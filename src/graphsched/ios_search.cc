@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <set>
 #include <unordered_map>
 
 #include "base/steady_time.h"
@@ -484,7 +485,27 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
       }
       return out;
     };
-    const StageCostFn unit_cost = [&](const StageChoice& c) { return cache(expand(c)); };
+    // A chain alone in a stage of one group runs its operators back to back on that group's
+    // threads; the sequential schedule runs them as one stage each. Whichever costs less is the
+    // unit's stage for the DP (a stage's timing need not be its operators' sum), so a search over
+    // chains never ends above the sequential estimate. `split` holds the (unit, threads) whose
+    // operators' own stages won: the schedule gets those stages.
+    std::set<std::pair<int, int>> split;
+    auto alone = [&](const StageChoice& c) {
+      return !c.merged && c.groups.size() == 1 && c.groups[0].size() == 1 && members[c.groups[0][0]].size() > 1;
+    };
+    const StageCostFn unit_cost = [&](const StageChoice& c) -> Result<double> {
+      TP_ASSIGN_OR_RETURN(double whole, cache(expand(c)));
+      if (!alone(c)) return whole;
+      double apart = 0;
+      for (int v : members[c.groups[0][0]]) {
+        TP_ASSIGN_OR_RETURN(double x, cache(StageChoice{{{v}}, {c.threads[0]}, false}));
+        apart += x;
+      }
+      if (apart >= whole) return whole;
+      split.insert({c.groups[0][0], c.threads[0]});
+      return apart;
+    };
     CostCache unit_cache(unit_cost);
     CanMergeFn unit_merge;
     if (can_merge)
@@ -540,6 +561,14 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
       result.lanes = levels[i];
     }
     for (const StageChoice& c : stages) {
+      if (alone(c) && split.count({c.groups[0][0], c.threads[0]})) {
+        for (int v : members[c.groups[0][0]]) {
+          StageChoice one{{{v}}, {c.threads[0]}, false};
+          TP_ASSIGN_OR_RETURN(one.cost_s, cache(one));
+          result.stages.push_back(std::move(one));
+        }
+        continue;
+      }
       result.stages.push_back(expand(c));
       result.stages.back().cost_s = c.cost_s;
     }

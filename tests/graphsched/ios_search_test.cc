@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <functional>
@@ -486,6 +487,61 @@ TEST(IosSearch, LongRegionsAreSearchedOverTheirChains) {
   r = run();
   ASSERT_TRUE(r.ok());
   EXPECT_GT(r->stages.size(), 3u);
+}
+
+TEST(IosSearch, AChainRunsAsItsOperatorsStagesWhereThoseCostLess) {
+  // The graph above, searched over its chains: a stage of one chain may cost more than its
+  // operators' own stages (here twice their sum, and concurrency never pays), and the search then
+  // takes the operators' stages, so it never ends above the sequential schedule's estimate.
+  Result<OpGraph> g = OpGraph::from_edges(11, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {0, 7}, {7, 8}, {8, 9},
+                                               {3, 10}, {6, 10}, {9, 10}});
+  ASSERT_TRUE(g.ok());
+  SyntheticCost cost;
+  for (int i = 0; i < 11; ++i) cost.op_s.push_back(1e-4 * (1 + i % 3));
+  auto fn = [&](const StageChoice& c) -> Result<double> {
+    if (c.groups.size() > 1) return 1.0;
+    return c.groups[0].size() > 1 ? 2 * cost(c) : cost(c);
+  };
+  SearchOptions o;
+  o.strategy = Strategy::kBoth;
+  o.threads = 3;
+  o.max_block = 4;
+  ASSERT_EQ(contract_long_chains(*g, o.max_block).contracted, 6);
+  SearchOptions sequential = o;
+  sequential.strategy = Strategy::kSequential;
+  Result<SearchResult> seq = schedule_graph(*g, sequential, fn);
+  ASSERT_TRUE(seq.ok());
+  Result<SearchResult> r = schedule_graph(*g, o, fn, even_ops_merge, [&](int v, int t) -> Result<double> {
+    return cost.op(v, t);
+  });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NEAR(r->cost_s, seq->cost_s, 1e-12);
+  ASSERT_EQ(r->stages.size(), 11u);
+  double sum = 0;
+  std::vector<int> ops;
+  for (const StageChoice& c : r->stages) {
+    ASSERT_EQ(c.groups.size(), 1u);
+    ASSERT_EQ(c.groups[0].size(), 1u);
+    ops.push_back(c.groups[0][0]);
+    Result<double> x = fn(c);
+    ASSERT_TRUE(x.ok());
+    EXPECT_NEAR(c.cost_s, *x, 1e-12);
+    sum += c.cost_s;
+  }
+  std::sort(ops.begin(), ops.end());
+  EXPECT_EQ(ops, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_NEAR(sum, r->cost_s, 1e-12);
+
+  // Where a stage of several operators costs less than their own stages (no barriers between them),
+  // chains stay whole.
+  auto cheaper = [&](const StageChoice& c) -> Result<double> {
+    if (c.groups.size() > 1) return 1.0;
+    return c.groups[0].size() > 1 ? 0.5 * cost(c) : cost(c);
+  };
+  r = schedule_graph(*g, o, cheaper, even_ops_merge, [&](int v, int t) -> Result<double> { return cost.op(v, t); });
+  ASSERT_TRUE(r.ok());
+  EXPECT_LT(r->cost_s, seq->cost_s);
+  EXPECT_LE(r->stages.size(), 5u);
 }
 
 TEST(IosSearch, SplitThreadsAndStrategyNames) {
