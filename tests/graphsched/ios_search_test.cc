@@ -493,8 +493,8 @@ TEST(IosSearch, AChainRunsAsItsOperatorsStagesWhereThoseCostLess) {
   // The graph above, searched over its chains: a stage of one chain may cost more than its
   // operators' own stages (here twice their sum, and concurrency never pays), and the search then
   // takes the operators' stages, so it never ends above the sequential schedule's estimate.
-  Result<OpGraph> g = OpGraph::from_edges(11, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {0, 7}, {7, 8}, {8, 9},
-                                               {3, 10}, {6, 10}, {9, 10}});
+  Result<OpGraph> g = OpGraph::from_edges(
+      11, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {0, 7}, {7, 8}, {8, 9}, {3, 10}, {6, 10}, {9, 10}});
   ASSERT_TRUE(g.ok());
   SyntheticCost cost;
   for (int i = 0; i < 11; ++i) cost.op_s.push_back(1e-4 * (1 + i % 3));
@@ -511,9 +511,8 @@ TEST(IosSearch, AChainRunsAsItsOperatorsStagesWhereThoseCostLess) {
   sequential.strategy = Strategy::kSequential;
   Result<SearchResult> seq = schedule_graph(*g, sequential, fn);
   ASSERT_TRUE(seq.ok());
-  Result<SearchResult> r = schedule_graph(*g, o, fn, even_ops_merge, [&](int v, int t) -> Result<double> {
-    return cost.op(v, t);
-  });
+  Result<SearchResult> r =
+      schedule_graph(*g, o, fn, even_ops_merge, [&](int v, int t) -> Result<double> { return cost.op(v, t); });
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_NEAR(r->cost_s, seq->cost_s, 1e-12);
   ASSERT_EQ(r->stages.size(), 11u);
