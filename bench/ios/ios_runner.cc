@@ -84,6 +84,7 @@ struct Variant {
   int64_t measured = 0;
   int lanes = 0;            // groups per stage the search that gave it allowed
   bool budget_cut = false;  // the search budget stopped a deeper search
+  int chains_split = 0;     // chains the search ran as their operators' own stages
   std::string chosen_from;  // `chosen`: which candidate the whole model picked
   std::string same_as;      // an earlier variant with the very same schedule, whose timings it shares
   std::unique_ptr<runtime::Executor> executor;
@@ -222,9 +223,13 @@ int main(int argc, char** argv) {
     v.measured = plan->measured;
     v.lanes = plan->search.lanes;
     v.budget_cut = plan->search.budget_cut;
-    std::fprintf(stderr, "%s b%lld: %s searched in %.1f s (%lld stages measured, up to %d groups per stage%s), estimate %.3f ms\n",
+    v.chains_split = plan->search.chains_split;
+    std::fprintf(stderr,
+                 "%s b%lld: %s searched in %.1f s (%lld stages measured, up to %d groups per stage%s, %d chains "
+                 "split), estimate %.3f ms\n",
                  so.model.c_str(), static_cast<long long>(mo.batch), s.name.c_str(), v.search_s,
-                 static_cast<long long>(v.measured), v.lanes, v.budget_cut ? ", cut by the budget" : "", v.estimated_ms);
+                 static_cast<long long>(v.measured), v.lanes, v.budget_cut ? ", cut by the budget" : "", v.chains_split,
+                 v.estimated_ms);
     if (a.count("--save-dir") && s.strategy != graphsched::Strategy::kSequential) {
       std::filesystem::create_directories(a["--save-dir"]);
       const std::string file = a["--save-dir"] + "/" + so.model + "_b" + a["--batch"] + "_" + s.name + ".json";
@@ -342,6 +347,7 @@ int main(int argc, char** argv) {
                                {"stages_measured", v.measured},
                                {"lanes", v.lanes},
                                {"budget_cut", v.budget_cut},
+                               {"chains_split", v.chains_split},
                                {"estimated_ms", v.estimated_ms},
                                {"latency_ms", median(v.rounds_ms)},
                                {"rounds_ms", v.rounds_ms},

@@ -228,6 +228,7 @@ void run_schedule(const ScheduleOptions& o) {
                      {"states", plan.search.states},
                      {"search_lanes", plan.search.lanes},
                      {"search_budget_cut", plan.search.budget_cut},
+                     {"search_chains_split", plan.search.chains_split},
                      {"stages_measured", plan.measured},
                      {"stages_from_db", plan.from_store},
                      {"estimated_ms", plan.search.cost_s * 1e3},

@@ -567,6 +567,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
           TP_ASSIGN_OR_RETURN(one.cost_s, cache(one));
           result.stages.push_back(std::move(one));
         }
+        ++result.chains_split;
         continue;
       }
       result.stages.push_back(expand(c));

@@ -92,6 +92,7 @@ struct SearchResult {
   double search_s = 0;      // wall time of the search, costs included
   int lanes = 0;            // groups a stage could hold in the search that gave the result
   bool budget_cut = false;  // the time budget stopped a deeper search (lanes < min(s, threads))
+  int chains_split = 0;     // chains whose operators' own stages cost less than their stage
 };
 
 // How a stage's `threads` are split among `groups` groups: as evenly as possible, earlier groups

@@ -516,6 +516,7 @@ TEST(IosSearch, AChainRunsAsItsOperatorsStagesWhereThoseCostLess) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_NEAR(r->cost_s, seq->cost_s, 1e-12);
   ASSERT_EQ(r->stages.size(), 11u);
+  EXPECT_EQ(r->chains_split, 3);
   double sum = 0;
   std::vector<int> ops;
   for (const StageChoice& c : r->stages) {
@@ -541,6 +542,7 @@ TEST(IosSearch, AChainRunsAsItsOperatorsStagesWhereThoseCostLess) {
   ASSERT_TRUE(r.ok());
   EXPECT_LT(r->cost_s, seq->cost_s);
   EXPECT_LE(r->stages.size(), 5u);
+  EXPECT_EQ(r->chains_split, 0);
 }
 
 TEST(IosSearch, SplitThreadsAndStrategyNames) {
