@@ -118,8 +118,9 @@ def main():
     print("known measurement fault made wrong are removed by `scripts/drop_faulty_records.py` (its table lists the")
     print("faults and how their records are recognised). Besides the zoo's workloads, `make_dataset.sh --synthetic N`")
     print("measures memory-bound kinds (depthwise and pointwise convolutions, pools, element-wise and normalisation")
-    print("ops) and transformer matrix products (dense layers over rows, attention's batched products) at shapes of")
-    print("no zoo network (`scripts/synthetic_workloads.py`): training data that no cross-model split holds out.\n")
+    print("ops), transformer matrix products (dense layers over rows, attention's batched products) and fully")
+    print("connected layers of one or a few rows at shapes of no zoo network (`scripts/synthetic_workloads.py`):")
+    print("training data that no cross-model split holds out.\n")
     print(f"**{total} records on {len(devices)} devices.**\n")
     print("## Devices\n")
     print("| device | CPU | ISA | threads | peak GFLOP/s | triad GB/s | records | error-free | workloads | measured (UTC) | median load |")
@@ -171,10 +172,17 @@ def main():
         print(f"| {name} | {len(wl)} | " + " | ".join(cells) + f" | {covered} |")
     # Workloads of no zoo model: the synthetic shapes of scripts/synthetic_workloads.py, per set.
     zoo = set().union(*workloads_of.values())
-    for label, in_set in (("memory-bound kinds", lambda w: not w.startswith(("dense|", "batch_matmul|"))),
-                          ("matrix products", lambda w: w.startswith(("dense|", "batch_matmul|")))):
-        other = [[r for r in devices[k]["records"] if r["input"]["workload"] not in zoo and in_set(r["input"]["workload"])]
-                 for k in keys]
+
+    def synthetic_set(w):
+        if w.startswith("batch_matmul|"):
+            return "matrix products"
+        if w.startswith("dense|"):  # over rows [N, T, K], or a fully connected layer [N, K]
+            return "matrix products" if w.split("[")[1].count(",") == 2 else "fully connected layers"
+        return "memory-bound kinds"
+
+    for label in ("memory-bound kinds", "matrix products", "fully connected layers"):
+        other = [[r for r in devices[k]["records"]
+                  if r["input"]["workload"] not in zoo and synthetic_set(r["input"]["workload"]) == label] for k in keys]
         if any(other):
             n = len({r["input"]["workload"] for recs in other for r in recs})
             print(f"| no zoo model (synthetic {label}, `scripts/synthetic_workloads.py`) | {n} | "

@@ -30,14 +30,15 @@
 #                   import the records that time a program in native layouts which the device has no such
 #                   record of (kernels that gained native costs after they were measured: oneDNN's pools),
 #                   then export
-#   --synthetic N   only measure the synthetic workloads of scripts/synthetic_workloads.py (memory-bound kinds and
-#                   transformer matrix products at shapes of no zoo network), N random configs each, on this
-#                   machine's devices (a 2-thread device's compiles timed at 1 thread too), then export
+#   --synthetic N   only measure the synthetic workloads of scripts/synthetic_workloads.py (memory-bound kinds,
+#                   transformer matrix products and fully connected layers at shapes of no zoo network), N random
+#                   configs each, on this machine's devices (a 2-thread device's compiles timed at 1 thread too),
+#                   then export
 #   --synthetic-repeat  only measure each synthetic workload's first configs (the providers' seed configs) again on
 #                   this machine's devices, into a database of their own that is then imported (the synthetic
 #                   shapes' noise floor: configs measured twice), then export
 #   --synthetic-set S  with --synthetic or --synthetic-repeat: only the set S of synthetic_workloads.py (memory,
-#                   matmul or all; default all)
+#                   matmul, fc or all; default all)
 #   --isas LIST     only these of the ISA levels this CPU runs (comma-separated: avx512,avx2,sse41)
 #   --threads LIST  only these thread counts (comma-separated, of 2 and 1)
 set -euo pipefail
@@ -71,7 +72,7 @@ while [[ $# -gt 0 ]]; do
     --synthetic-set) SYNTHETIC_SET="$2"; shift 2 ;;
     --isas) ONLY_ISAS="$2"; shift 2 ;;
     --threads) ONLY_THREADS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -180,13 +181,13 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
 fi
 if [[ "$SYNTHETIC_REPEAT" == 1 || "$SYNTHETIC" != 0 ]]; then
   [[ "$SYNTHETIC" =~ ^[0-9]+$ ]] || { echo "make_dataset: --synthetic takes a positive count of configs per workload" >&2; exit 2; }
-  [[ "$SYNTHETIC_SET" =~ ^(memory|matmul|all)$ ]] || { echo "make_dataset: --synthetic-set takes memory, matmul or all" >&2; exit 2; }
+  [[ "$SYNTHETIC_SET" =~ ^(memory|matmul|fc|all)$ ]] || { echo "make_dataset: --synthetic-set takes memory, matmul, fc or all" >&2; exit 2; }
   mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP" --set "$SYNTHETIC_SET")
   [[ ${#SYN_KEYS[@]} -gt 0 ]] || { echo "make_dataset: scripts/synthetic_workloads.py gave no keys" >&2; exit 1; }
 fi
 if [[ "$SYNTHETIC_REPEAT" == 1 ]]; then
   # One repeat database per set, device and thread count (the memory set's predates the sets' names).
-  sets=(memory matmul)
+  sets=(memory matmul fc)
   [[ "$SYNTHETIC_SET" != all ]] && sets=("$SYNTHETIC_SET")
   for set in "${sets[@]}"; do
     mapfile -t SET_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP" --set "$set")

@@ -7,14 +7,16 @@ the other's):
           and pointwise convolutions, pools, element-wise and normalisation ops); 240 keys by default
   matmul  the matrix products of transformer layers, which only one zoo network has (dense layers
           over a sequence, with their epilogues, and attention's batched products); 48 by default
+  fc      fully connected layers of one or a few rows (classifier heads, VGG's 25088-wide layers):
+          matrix-vector products bound by reading their weights; 24 by default
 
 A key that is a task of a zoo model (batch 1 or 8) is never emitted: such a workload belongs to that
 network, and a cross-model evaluation must not meet it in training when the network is held out.
 The keys are a function of --seed and --count alone (the zoo's keys only take some out).
 
-Usage: scripts/synthetic_workloads.py --tensorperf build/tensorperf [--set memory|matmul|all] [--count N] [--seed S]
+Usage: scripts/synthetic_workloads.py --tensorperf build/tensorperf [--set memory|matmul|fc|all] [--count N] [--seed S]
   prints one workload key per line (for `tensorperf tune --workload KEY`); `all` (the default) prints
-  the memory set's keys, then the matmul set's, each at its default count unless --count is given
+  each set's keys in the order above, each at its default count unless --count is given
 """
 import argparse
 import json
@@ -41,7 +43,10 @@ MATMUL_KINDS = [
     ("dense_rows", 0.55),
     ("batch_matmul", 0.45),
 ]
-DEFAULT_COUNT = {"memory": 240, "matmul": 48}
+FC_KINDS = [
+    ("fully_connected", 1.0),
+]
+DEFAULT_COUNT = {"memory": 240, "matmul": 48, "fc": 24}
 
 
 def log_uniform(rng, lo, hi):
@@ -158,10 +163,21 @@ def batch_matmul(rng):
     return f"batch_matmul|{dims([n, heads, t, t])};{dims([n, heads, t, d])}|transpose_a=0;transpose_b=0|"
 
 
+def fully_connected(rng):
+    """[N, K] x [O, K] with N 1 (or 8), K 256-32,768 and O 10-8,192 log-uniform, at most 512 MiB of
+    weights (VGG-16's first is 392 MiB)."""
+    while True:
+        n, k, o = batch(rng), log_uniform(rng, 256, 32768), log_uniform(rng, 10, 8192)
+        if k * o * 4 <= 512 << 20:
+            break
+    return f"dense|{dims([n, k])};{dims([o, k])}||{rng.choice(['', 'bias', 'bias', 'bias+relu'])}"
+
+
 MAKERS = {"depthwise": depthwise, "pointwise": pointwise, "max_pool": max_pool, "avg_pool": avg_pool,
           "global_avg_pool": global_avg_pool, "relu": relu, "add": add, "mul": mul, "batch_norm": batch_norm,
-          "layer_norm": layer_norm, "softmax": softmax, "dense_rows": dense_rows, "batch_matmul": batch_matmul}
-SETS = {"memory": MEMORY_KINDS, "matmul": MATMUL_KINDS}
+          "layer_norm": layer_norm, "softmax": softmax, "dense_rows": dense_rows, "batch_matmul": batch_matmul,
+          "fully_connected": fully_connected}
+SETS = {"memory": MEMORY_KINDS, "matmul": MATMUL_KINDS, "fc": FC_KINDS}
 
 
 def zoo_keys(tensorperf):
@@ -206,14 +222,14 @@ def synthetic_keys(count, seed, exclude, kinds="memory"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tensorperf", required=True, help="the tensorperf binary (for the zoo's task keys)")
-    ap.add_argument("--set", choices=["memory", "matmul", "all"], default="all", help="which set (default all)")
-    ap.add_argument("--count", type=int, help="how many keys per set (default: memory 240, matmul 48)")
+    ap.add_argument("--set", choices=["memory", "matmul", "fc", "all"], default="all", help="which set (default all)")
+    ap.add_argument("--count", type=int, help="how many keys per set (default: memory 240, matmul 48, fc 24)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the shapes (default 1)")
     a = ap.parse_args()
     if a.count is not None and a.count < 1:
         sys.exit("synthetic_workloads: --count must be at least 1")
     zoo = zoo_keys(a.tensorperf)
-    for kinds in (["memory", "matmul"] if a.set == "all" else [a.set]):
+    for kinds in (list(SETS) if a.set == "all" else [a.set]):
         for key in synthetic_keys(a.count or DEFAULT_COUNT[kinds], a.seed, zoo, kinds):
             print(key)
 

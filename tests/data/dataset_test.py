@@ -165,8 +165,21 @@ class SyntheticWorkloads(unittest.TestCase):
         zoo = synthetic.zoo_keys(TENSORPERF)
         self.assertFalse(zoo & set(synthetic.synthetic_keys(48, 1, zoo, "matmul")))
 
+    def test_the_fc_set_draws_fully_connected_layers_of_at_most_512_mib(self):
+        fc = synthetic.synthetic_keys(24, 1, set(), "fc")
+        self.assertEqual(len(set(fc)), 24)
+        self.assertFalse(set(fc) & set(synthetic.synthetic_keys(48, 1, set(), "matmul")))
+        for key in fc:
+            self.assertTrue(key.startswith("dense|float32["), key)
+            n, k = (int(d) for d in key.split("[")[1].split("]")[0].split(","))
+            o = int(key.split("[")[2].split(",")[0])
+            self.assertIn(n, (1, 8))
+            self.assertLessEqual(k * o * 4, 512 << 20, key)
+
     def test_tensorperf_takes_every_key(self):
-        for key in synthetic.synthetic_keys(40, 1, set()) + synthetic.synthetic_keys(12, 1, set(), "matmul"):
+        keys = synthetic.synthetic_keys(40, 1, set())
+        keys += synthetic.synthetic_keys(12, 1, set(), "matmul") + synthetic.synthetic_keys(6, 1, set(), "fc")
+        for key in keys:
             r = subprocess.run([TENSORPERF, "features", "--workload", key, "--json"], capture_output=True, text=True,
                                stdin=subprocess.DEVNULL)
             self.assertEqual(r.returncode, 0, f"{key}: {r.stderr.strip()}")
