@@ -182,30 +182,33 @@ fi
 if [[ "$SYNTHETIC_REPEAT" == 1 || "$SYNTHETIC" != 0 ]]; then
   [[ "$SYNTHETIC" =~ ^[0-9]+$ ]] || { echo "make_dataset: --synthetic takes a positive count of configs per workload" >&2; exit 2; }
   [[ "$SYNTHETIC_SET" =~ ^(memory|matmul|fc|all)$ ]] || { echo "make_dataset: --synthetic-set takes memory, matmul, fc or all" >&2; exit 2; }
-  mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP" --set "$SYNTHETIC_SET")
-  [[ ${#SYN_KEYS[@]} -gt 0 ]] || { echo "make_dataset: scripts/synthetic_workloads.py gave no keys" >&2; exit 1; }
 fi
+# The keys of a set of scripts/synthetic_workloads.py (or of all) into SYN_KEYS.
+synthetic_keys() {
+  mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP" --set "$1")
+  [[ ${#SYN_KEYS[@]} -gt 0 ]] || { echo "make_dataset: scripts/synthetic_workloads.py gave no keys" >&2; exit 1; }
+}
 if [[ "$SYNTHETIC_REPEAT" == 1 ]]; then
   # One repeat database per set, device and thread count (the memory set's predates the sets' names).
   sets=(memory matmul fc)
   [[ "$SYNTHETIC_SET" != all ]] && sets=("$SYNTHETIC_SET")
   for set in "${sets[@]}"; do
-    mapfile -t SET_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP" --set "$set")
+    synthetic_keys "$set"
     tag=""
     [[ "$set" != memory ]] && tag="-$set"
     for isa in "${ISAS[@]}"; do
       for t in "${THREADS[@]}"; do
         rep_db="$WORK/synthetic-repeat$tag-$isa-t$t.db"
         [[ -f "$rep_db.done" ]] && { echo "make_dataset: synthetic repeat ($set) on $isa t$t already imported"; continue; }
-        for ((i = 0; i < ${#SET_KEYS[@]}; i++)); do
+        for ((i = 0; i < ${#SYN_KEYS[@]}; i++)); do
           out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 4; }
           wait_for_builds
           # No transfer: the seed configs alone, as the workload's first measurement had them.
-          "$TP" tune --workload "${SET_KEYS[$i]}" --isa "$isa" --threads "$t" --tuner random --trials 3 --seed 1 \
+          "$TP" tune --workload "${SYN_KEYS[$i]}" --isa "$isa" --threads "$t" --tuner random --trials 3 --seed 1 \
             --no-transfer --early-stopping 0 --repeat 3 --min-repeat-ms 10 --db "$rep_db" --json \
             > "$WORK/last_tune.json" 2> "$WORK/last_tune.log" ||
-            echo "make_dataset: repeat of synthetic workload ${SET_KEYS[$i]} on $isa t$t failed (see $WORK/last_tune.log); going on"
-          echo "[synthetic repeat ($set) $((i + 1))/${#SET_KEYS[@]}] $isa t$t"
+            echo "make_dataset: repeat of synthetic workload ${SYN_KEYS[$i]} on $isa t$t failed (see $WORK/last_tune.log); going on"
+          echo "[synthetic repeat ($set) $((i + 1))/${#SYN_KEYS[@]}] $isa t$t"
         done
         "$TP" db export --all --db "$rep_db" > "$rep_db.jsonl"
         "$TP" db import --db "$DB" "$rep_db.jsonl" > /dev/null && touch "$rep_db.done"
@@ -217,6 +220,7 @@ if [[ "$SYNTHETIC_REPEAT" == 1 ]]; then
   exit 0
 fi
 if [[ "$SYNTHETIC" != 0 ]]; then
+  synthetic_keys "$SYNTHETIC_SET"
   for isa in "${ISAS[@]}"; do
     for t in "${THREADS[@]}"; do
       for ((i = 0; i < ${#SYN_KEYS[@]}; i++)); do

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Workload keys of synthetic shapes for the measurement dataset, drawn over the ranges of channels,
 sizes and batches that networks use, so that a cost model sees each kind at shapes of no particular
-network. Two sets, each with its own shares and its own draws (so one set's keys never change with
-the other's):
+network. Three sets, each with its own shares and its own draws (so one set's keys never change with
+another's):
   memory  the memory-bound kinds that the zoo's networks cover only at a few shapes each (depthwise
           and pointwise convolutions, pools, element-wise and normalisation ops); 240 keys by default
   matmul  the matrix products of transformer layers, which only one zoo network has (dense layers
@@ -194,8 +194,8 @@ def zoo_keys(tensorperf):
 
 def synthetic_keys(count, seed, exclude, kinds="memory"):
     """`count` distinct keys of the set `kinds`, none of `exclude`, in a fixed order given the seed.
-    The memory set draws from the seed itself (its keys predate the other set); another set from a
-    stream of its own."""
+    The memory set draws from the seed itself (its keys predate the other sets); each other set from
+    a stream of its own."""
     rng = random.Random(seed if kinds == "memory" else f"{kinds}:{seed}")
     plan = []
     shares = SETS[kinds]
