@@ -6,7 +6,6 @@
 #include <limits>
 #include <map>
 #include <queue>
-#include <set>
 #include <unordered_map>
 
 #include "base/steady_time.h"
@@ -488,9 +487,8 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
     // A chain alone in a stage of one group runs its operators back to back on that group's
     // threads; the sequential schedule runs them as one stage each. Whichever costs less is the
     // unit's stage for the DP (a stage's timing need not be its operators' sum), so a search over
-    // chains never ends above the sequential estimate. `split` holds the (unit, threads) whose
-    // operators' own stages won: the schedule gets those stages.
-    std::set<std::pair<int, int>> split;
+    // chains never ends above the sequential estimate. Where the operators' own stages won (the
+    // stage's cost is below that of the chain's stage), the schedule gets those stages.
     auto alone = [&](const StageChoice& c) {
       return !c.merged && c.groups.size() == 1 && c.groups[0].size() == 1 && members[c.groups[0][0]].size() > 1;
     };
@@ -502,9 +500,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
         TP_ASSIGN_OR_RETURN(double x, cache(StageChoice{{{v}}, {c.threads[0]}, false}));
         apart += x;
       }
-      if (apart >= whole) return whole;
-      split.insert({c.groups[0][0], c.threads[0]});
-      return apart;
+      return std::min(whole, apart);
     };
     CostCache unit_cache(unit_cost);
     CanMergeFn unit_merge;
@@ -561,16 +557,20 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
       result.lanes = levels[i];
     }
     for (const StageChoice& c : stages) {
-      if (alone(c) && split.count({c.groups[0][0], c.threads[0]})) {
-        for (int v : members[c.groups[0][0]]) {
-          StageChoice one{{{v}}, {c.threads[0]}, false};
-          TP_ASSIGN_OR_RETURN(one.cost_s, cache(one));
-          result.stages.push_back(std::move(one));
+      StageChoice out = expand(c);
+      if (alone(c)) {
+        TP_ASSIGN_OR_RETURN(double whole, cache(out));  // costed in the search: no new timing
+        if (c.cost_s < whole) {
+          for (int v : members[c.groups[0][0]]) {
+            StageChoice one{{{v}}, {c.threads[0]}, false};
+            TP_ASSIGN_OR_RETURN(one.cost_s, cache(one));
+            result.stages.push_back(std::move(one));
+          }
+          ++result.chains_split;
+          continue;
         }
-        ++result.chains_split;
-        continue;
       }
-      result.stages.push_back(expand(c));
+      result.stages.push_back(std::move(out));
       result.stages.back().cost_s = c.cost_s;
     }
   }
