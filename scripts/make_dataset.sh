@@ -20,7 +20,7 @@
 #
 # Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--first-round F] [--per-round N] [--db FILE] [--export-only]
 #                                [--native-top-up] [--synthetic N] [--synthetic-repeat] [--synthetic-set S]
-#                                [--isas LIST] [--threads LIST]
+#                                [--synthetic-kind K] [--synthetic-tuner T] [--isas LIST] [--threads LIST]
 #   --hours H       stop starting new steps after H hours (default: no limit)
 #   --rounds R      tuning rounds (default 6); round r brings each workload to r x N trials per device
 #   --first-round F start at round F (default 1): the rounds before it are done on this machine's devices
@@ -31,14 +31,18 @@
 #                   record of (kernels that gained native costs after they were measured: oneDNN's pools),
 #                   then export
 #   --synthetic N   only measure the synthetic workloads of scripts/synthetic_workloads.py (memory-bound kinds,
-#                   transformer matrix products and fully connected layers at shapes of no zoo network), N random
-#                   configs each, on this machine's devices (a 2-thread device's compiles timed at 1 thread too),
+#                   transformer matrix products and fully connected layers at shapes of no zoo network), N configs
+#                   each (random ones unless --synthetic-tuner says otherwise), on this machine's devices (a 2-thread device's compiles timed at 1 thread too),
 #                   then export
 #   --synthetic-repeat  only measure each synthetic workload's first configs (the providers' seed configs) again on
 #                   this machine's devices, into a database of their own that is then imported (the synthetic
 #                   shapes' noise floor: configs measured twice), then export
 #   --synthetic-set S  with --synthetic or --synthetic-repeat: only the set S of synthetic_workloads.py (memory,
 #                   matmul, fc or all; default all)
+#   --synthetic-kind K  with --synthetic or --synthetic-repeat: only the keys of kind K of the set(s) (e.g. depthwise)
+#   --synthetic-tuner T with --synthetic: the tuner that picks the configs (random, the default; xgb or ga bring
+#                   each workload up to N trials along a tuner's trajectory, so the fast configs of those shapes are
+#                   measured too, as the zoo's rounds measure them)
 #   --isas LIST     only these of the ISA levels this CPU runs (comma-separated: avx512,avx2,sse41)
 #   --threads LIST  only these thread counts (comma-separated, of 2 and 1)
 set -euo pipefail
@@ -56,6 +60,8 @@ NATIVE_TOP_UP=0
 SYNTHETIC=0
 SYNTHETIC_REPEAT=0
 SYNTHETIC_SET=all
+SYNTHETIC_KIND=""
+SYNTHETIC_TUNER=random
 ONLY_ISAS=""
 ONLY_THREADS=""
 while [[ $# -gt 0 ]]; do
@@ -70,9 +76,11 @@ while [[ $# -gt 0 ]]; do
     --synthetic) SYNTHETIC="$2"; shift 2 ;;
     --synthetic-repeat) SYNTHETIC_REPEAT=1; shift ;;
     --synthetic-set) SYNTHETIC_SET="$2"; shift 2 ;;
+    --synthetic-kind) SYNTHETIC_KIND="$2"; shift 2 ;;
+    --synthetic-tuner) SYNTHETIC_TUNER="$2"; shift 2 ;;
     --isas) ONLY_ISAS="$2"; shift 2 ;;
     --threads) ONLY_THREADS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -182,10 +190,13 @@ fi
 if [[ "$SYNTHETIC_REPEAT" == 1 || "$SYNTHETIC" != 0 ]]; then
   [[ "$SYNTHETIC" =~ ^[0-9]+$ ]] || { echo "make_dataset: --synthetic takes a positive count of configs per workload" >&2; exit 2; }
   [[ "$SYNTHETIC_SET" =~ ^(memory|matmul|fc|all)$ ]] || { echo "make_dataset: --synthetic-set takes memory, matmul, fc or all" >&2; exit 2; }
+  [[ "$SYNTHETIC_TUNER" =~ ^(random|xgb|ga)$ ]] || { echo "make_dataset: --synthetic-tuner takes random, xgb or ga" >&2; exit 2; }
 fi
 # The keys of a set of scripts/synthetic_workloads.py (or of all) into SYN_KEYS.
 synthetic_keys() {
-  mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP" --set "$1")
+  local kind=()
+  [[ -n "$SYNTHETIC_KIND" ]] && kind=(--kind "$SYNTHETIC_KIND")
+  mapfile -t SYN_KEYS < <(python3 "$ROOT/scripts/synthetic_workloads.py" --tensorperf "$TP" --set "$1" "${kind[@]}")
   [[ ${#SYN_KEYS[@]} -gt 0 ]] || { echo "make_dataset: scripts/synthetic_workloads.py gave no keys" >&2; exit 1; }
 }
 if [[ "$SYNTHETIC_REPEAT" == 1 ]]; then
@@ -196,6 +207,7 @@ if [[ "$SYNTHETIC_REPEAT" == 1 ]]; then
     synthetic_keys "$set"
     tag=""
     [[ "$set" != memory ]] && tag="-$set"
+    [[ -n "$SYNTHETIC_KIND" ]] && tag="$tag-$SYNTHETIC_KIND"
     for isa in "${ISAS[@]}"; do
       for t in "${THREADS[@]}"; do
         rep_db="$WORK/synthetic-repeat$tag-$isa-t$t.db"
@@ -230,10 +242,10 @@ if [[ "$SYNTHETIC" != 0 ]]; then
         before=$(records)
         also=()
         [[ "$t" -gt 1 ]] && also=(--also-threads 1)
-        "$TP" tune --workload "$key" --isa "$isa" --threads "$t" "${also[@]}" --tuner random --trials "$SYNTHETIC" --seed 1 \
+        "$TP" tune --workload "$key" --isa "$isa" --threads "$t" "${also[@]}" --tuner "$SYNTHETIC_TUNER" --trials "$SYNTHETIC" --seed 1 \
           --early-stopping 0 --repeat 3 --min-repeat-ms 10 --db "$DB" --json > "$WORK/last_tune.json" 2> "$WORK/last_tune.log" ||
           echo "make_dataset: tune of synthetic workload $key on $isa t$t failed (see $WORK/last_tune.log); going on"
-        echo "[synthetic $((i + 1))/${#SYN_KEYS[@]}] $isa t$t ${key%%|*}: +$(( $(records) - before )) records ($(( ($(date +%s) - START) / 60 )) min)"
+        echo "[synthetic $SYNTHETIC_TUNER $((i + 1))/${#SYN_KEYS[@]}] $isa t$t ${key%%|*}: +$(( $(records) - before )) records ($(( ($(date +%s) - START) / 60 )) min)"
       done
     done
   done

@@ -15,8 +15,10 @@ network, and a cross-model evaluation must not meet it in training when the netw
 The keys are a function of --seed and --count alone (the zoo's keys only take some out).
 
 Usage: scripts/synthetic_workloads.py --tensorperf build/tensorperf [--set memory|matmul|fc|all] [--count N] [--seed S]
+                                     [--kind K]
   prints one workload key per line (for `tensorperf tune --workload KEY`); `all` (the default) prints
-  each set's keys in the order above, each at its default count unless --count is given
+  each set's keys in the order above, each at its default count unless --count is given; --kind K
+  prints only the keys of kind K (e.g. depthwise) that the set(s) hold
 """
 import argparse
 import json
@@ -192,10 +194,16 @@ def zoo_keys(tensorperf):
     return keys
 
 
-def synthetic_keys(count, seed, exclude, kinds="memory"):
+def synthetic_keys(count, seed, exclude, kinds="memory", only_kind=None):
     """`count` distinct keys of the set `kinds`, none of `exclude`, in a fixed order given the seed.
     The memory set draws from the seed itself (its keys predate the other sets); each other set from
-    a stream of its own."""
+    a stream of its own. With `only_kind`, only the keys of that kind of the set, in their order: the
+    same keys as the whole set's of that kind (the draws are the set's)."""
+    return [key for kind, key in drawn_keys(count, seed, exclude, kinds) if only_kind in (None, kind)]
+
+
+def drawn_keys(count, seed, exclude, kinds):
+    """(kind, key) of each of `synthetic_keys`'s draws."""
     rng = random.Random(seed if kinds == "memory" else f"{kinds}:{seed}")
     plan = []
     shares = SETS[kinds]
@@ -215,7 +223,7 @@ def synthetic_keys(count, seed, exclude, kinds="memory"):
         else:
             raise SystemExit(f"synthetic_workloads: no new {kind} shape found after 1000 draws")
         seen.add(key)
-        keys.append(key)
+        keys.append((kind, key))
     return keys
 
 
@@ -225,12 +233,16 @@ def main():
     ap.add_argument("--set", choices=["memory", "matmul", "fc", "all"], default="all", help="which set (default all)")
     ap.add_argument("--count", type=int, help="how many keys per set (default: memory 240, matmul 48, fc 24)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the shapes (default 1)")
+    ap.add_argument("--kind", choices=list(MAKERS), help="only the keys of this kind (the set's own keys of it)")
     a = ap.parse_args()
     if a.count is not None and a.count < 1:
         sys.exit("synthetic_workloads: --count must be at least 1")
+    sets = list(SETS) if a.set == "all" else [a.set]
+    if a.kind and not any(a.kind == kind for s in sets for kind, _ in SETS[s]):
+        sys.exit(f"synthetic_workloads: the {a.set} set has no kind '{a.kind}'")
     zoo = zoo_keys(a.tensorperf)
-    for kinds in (list(SETS) if a.set == "all" else [a.set]):
-        for key in synthetic_keys(a.count or DEFAULT_COUNT[kinds], a.seed, zoo, kinds):
+    for kinds in sets:
+        for key in synthetic_keys(a.count or DEFAULT_COUNT[kinds], a.seed, zoo, kinds, a.kind):
             print(key)
 
 

@@ -5,8 +5,8 @@ Checks what the dataset promises its users and what its README says of it:
   - the noise-pair count of scripts/dataset_readme.py (pairs are per device and host clock, at least a
     minute apart, error-free records only), on hand-made records;
   - the fault test of scripts/drop_faulty_records.py, on hand-made records;
-  - the keys of scripts/synthetic_workloads.py (both sets): distinct, fixed by the seed, each kind in its
-    share, never a zoo model's task, and every one taken by tensorperf;
+  - the keys of scripts/synthetic_workloads.py (every set): distinct, fixed by the seed, each kind in its
+    share, never a zoo model's task, a kind's keys the set's own of it, and every one taken by tensorperf;
   - the committed files: at least 40,000 records on at least 6 devices, each device with its description,
     every zoo model's workloads (batch 1 and the batch-8 set) on at least 4 devices, at least 2% of the
     records configs measured twice, no record of a known fault, and the README's headline count true.
@@ -175,6 +175,15 @@ class SyntheticWorkloads(unittest.TestCase):
             o = int(key.split("[")[2].split(",")[0])
             self.assertIn(n, (1, 8))
             self.assertLessEqual(k * o * 4, 512 << 20, key)
+
+    def test_one_kind_s_keys_are_the_set_s_own_keys_of_that_kind_in_order(self):
+        memory = synthetic.synthetic_keys(120, 1, set())
+        depthwise = synthetic.synthetic_keys(120, 1, set(), "memory", "depthwise")
+        self.assertEqual(len(depthwise), 36)  # 30%
+        self.assertEqual(depthwise, [k for k in memory if k.startswith("conv2d") and "groups=1;" not in k])
+        self.assertEqual(synthetic.synthetic_keys(48, 1, set(), "matmul", "depthwise"), [])
+        pools = synthetic.synthetic_keys(120, 1, set(), "memory", "max_pool")
+        self.assertTrue(pools and all(k.startswith("max_pool2d|") for k in pools))
 
     def test_tensorperf_takes_every_key(self):
         keys = synthetic.synthetic_keys(40, 1, set())
