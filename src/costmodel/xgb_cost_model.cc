@@ -28,7 +28,7 @@ class XgbCostModel final : public CostModel {
     GbdtOptions o;
     o.objective = "reg:squarederror";
     o.rounds = 400;
-    o.max_depth = 8;
+    o.max_depth = 10;
     o.eta = 0.08;
     o.subsample = 0.9;
     o.min_child_weight = 2;
