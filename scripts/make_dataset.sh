@@ -32,8 +32,8 @@
 #                   then export
 #   --synthetic N   only measure the synthetic workloads of scripts/synthetic_workloads.py (memory-bound kinds,
 #                   transformer matrix products and fully connected layers at shapes of no zoo network), N configs
-#                   each (random ones unless --synthetic-tuner says otherwise), on this machine's devices (a 2-thread device's compiles timed at 1 thread too),
-#                   then export
+#                   each (random ones unless --synthetic-tuner says otherwise), on this machine's devices (a 2-thread
+#                   device's compiles timed at 1 thread too), then export
 #   --synthetic-repeat  only measure each synthetic workload's first configs (the providers' seed configs) again on
 #                   this machine's devices, into a database of their own that is then imported (the synthetic
 #                   shapes' noise floor: configs measured twice), then export
