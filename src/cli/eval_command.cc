@@ -36,6 +36,7 @@ struct EvalOptions {
   std::string devices = "data/measurements";
   std::vector<std::string> cost_models = {"xgb"};
   std::vector<std::string> split = {"all"};
+  std::vector<std::string> networks;  // cross-model: hold out only these (empty: every zoo network)
   std::vector<double> shares = {1, 5, 10};
   size_t max_samples = 0;
   int threads = 1;
@@ -156,6 +157,26 @@ void run_eval(const EvalOptions& o) {
                           kExitUsage);
   auto listed = [&](const char* name) { return std::find(o.split.begin(), o.split.end(), name) != o.split.end(); };
   auto wants = [&](const char* name) { return listed(name) || listed("all"); };
+  if (!o.networks.empty() && !wants("cross-model"))
+    throw CommandFailed("--networks selects cross-model splits; add cross-model to --split", kExitUsage);
+  std::map<std::string, std::set<std::string>> held_out_networks;
+  if (wants("cross-model")) {
+    held_out_networks = zoo_workloads();
+    if (!o.networks.empty()) {
+      std::map<std::string, std::set<std::string>> chosen;
+      for (const std::string& n : o.networks) {
+        auto it = held_out_networks.find(n);
+        if (it == held_out_networks.end()) {
+          std::vector<std::string> names;
+          for (const auto& [name, _] : held_out_networks) names.push_back(name);
+          throw CommandFailed(
+              fmt::format("--networks: no zoo network '{}' (one of: {})", n, fmt::join(names, ", ")), kExitUsage);
+        }
+        chosen.insert(*it);
+      }
+      held_out_networks = std::move(chosen);
+    }
+  }
   for (const std::string& m : o.cost_models) {
     Status known = costmodel::make_cost_model(m).status();
     if (!known.ok()) throw CommandFailed("--cost-model: " + known.message(), kExitUsage);
@@ -183,8 +204,14 @@ void run_eval(const EvalOptions& o) {
   for (costmodel::Sample& s : set.samples) s.device_key = devices.device_of(s.device_key);
   std::vector<costmodel::Split> splits;
   if (wants("random")) splits.push_back(costmodel::random_split(set.samples, 0.2, o.seed));
-  if (wants("cross-model"))
-    for (auto& s : costmodel::cross_model_splits(set.samples, zoo_workloads())) splits.push_back(std::move(s));
+  if (wants("cross-model")) {
+    std::vector<costmodel::Split> cross_model = costmodel::cross_model_splits(set.samples, held_out_networks);
+    if (cross_model.empty() && !o.networks.empty())
+      throw CommandFailed(fmt::format("--networks {}: in {}, no such network has both records of its workloads and "
+                                      "other records to train on",
+                                      fmt::join(o.networks, ","), o.db));
+    for (auto& s : cross_model) splits.push_back(std::move(s));
+  }
   std::set<std::string> keys, cpus;
   for (const costmodel::Sample& s : set.samples) {
     keys.insert(s.device_key);
@@ -233,13 +260,19 @@ void run_eval(const EvalOptions& o) {
   if (!o.predictions.empty()) {
     // One row per test sample of every split, for analyses the tables do not make (per operator
     // kind, per provider, per config).
+    auto quoted = [](const std::string& field) {  // RFC 4180: in quotes, quotes doubled
+      std::string q = "\"";
+      for (char c : field) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+      return q + "\"";
+    };
     auto file = check(AtomicFile::create(o.predictions));
-    file.stream() << "model,split,workload,device,provider,measured_s,predicted_s\n";
+    file.stream() << "model,split,workload,device,provider,measured_s,predicted_s,config,chained\n";
     for (const SplitResult& r : results)
       for (size_t i = 0; i < r.split.test.size(); ++i) {
         const costmodel::Sample& s = set.samples[r.split.test[i]];
-        file.stream() << r.model << ',' << r.split.name << ",\"" << s.workload << "\"," << s.device_key << ','
-                      << s.provider << ',' << fmt::format("{:.6g},{:.6g}", r.measured[i], r.predicted[i]) << '\n';
+        file.stream() << r.model << ',' << r.split.name << ',' << quoted(s.workload) << ',' << s.device_key << ','
+                      << s.provider << ',' << fmt::format("{:.6g},{:.6g}", r.measured[i], r.predicted[i]) << ','
+                      << quoted(s.config) << ',' << (s.chained ? 1 : 0) << '\n';
       }
     check(file.commit());
   }
@@ -353,6 +386,9 @@ void register_eval_command(CLI::App& app) {
                   "device's CPU kept out of pre-training), or all")
       ->delimiter(',')
       ->capture_default_str();
+  cmd->add_option("--networks", o.networks,
+                  "cross-model: hold out only these zoo networks, comma-separated (default: each network with records)")
+      ->delimiter(',');
   cmd->add_option("--shares", o.shares, "cross-device and cross-cpu: percentages of the held-out device's samples to train with")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
@@ -374,7 +410,7 @@ void register_eval_command(CLI::App& app) {
                 "pre-training on the others and fine-tuning with the share");
   cmd->add_option("--predictions", o.predictions,
                   "write every split's test predictions as CSV: model, split, workload, device, provider, measured_s, "
-                  "predicted_s");
+                  "predicted_s, config (the knobs as JSON), chained (1: the program inside a chain of native layouts)");
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a predicted-vs-measured figure spec for scripts/plot.py (every model's random split, the "
                   "first model's cross-model splits)");

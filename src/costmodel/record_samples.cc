@@ -101,6 +101,8 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     s.workload = r.workload_key;
     s.device_key = r.device_key;
     s.provider = r.provider;
+    s.config = r.config.dump();
+    s.chained = e.chained;
     set.samples.push_back(std::move(s));
   }
   return set;

@@ -37,6 +37,8 @@ std::vector<Result<Sample>> make_samples(const ir::Workload& w, std::span<const 
     s.workload = w.key();
     s.device_key = device_key;
     s.provider = configs[i].provider;
+    s.config = configs[i].knobs.dump();
+    s.chained = chained;
     out.push_back(std::move(s));
   }
   return out;

@@ -17,6 +17,8 @@ struct Sample {
   std::vector<float> device;                       // measure::device_feature_names() columns
   double seconds = 0;                              // the measured median cost; 0 when not measured
   std::string workload, device_key, provider;      // what splits and per-workload metrics group by
+  std::string config;                              // the config's knobs as JSON (eval's predictions name it)
+  bool chained = false;                            // the program as a graph chains it (ProgramRef::chained)
 };
 
 // A sample of (workload, config) on a device described by `device_features`, unmeasured; with

@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -701,6 +703,91 @@ TEST(Cli, PredictUsesTheDeviceVectorTheModelLearned) {
                                  " --devices " + (dir / "none").string());
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_EQ(lines(missing.err), 1) << missing.err;
+  std::filesystem::remove_all(dir);
+}
+
+// RFC 4180 fields of one CSV line (quoted fields may hold commas and doubled quotes).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+// cross-model for chosen networks only (--networks): ResNet-18's records, and the same configs of
+// its workloads at batch 2 (in no zoo network at the dataset's batches) to train on.
+TEST(Cli, EvalHoldsOutChosenNetworksAndNamesEachPredictionsConfig) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tp_eval_nets_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string key = "x86_64-amd-epyc-avx512-t2";
+  const std::string shipped = std::string(TENSORPERF_SOURCE_DIR) + "/data/best_known/resnet18_" + key + ".jsonl";
+  std::ifstream in(shipped);
+  std::ofstream out(dir / "batch2.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    auto r = nlohmann::json::parse(line);
+    std::string w = r["input"]["workload"];
+    const size_t at = w.find("[1,");
+    ASSERT_NE(at, std::string::npos) << w;
+    r["input"]["workload"] = w.replace(at, 3, "[2,");
+    out << r.dump() << "\n";
+  }
+  out.close();
+  const std::string db = (dir / "records.db").string();
+  CmdResult imp = tensorperf("db import --db " + db + " " + shipped + " " + (dir / "batch2.jsonl").string());
+  ASSERT_EQ(imp.exit_code, 0) << imp.err;
+  std::ofstream(dir / ("device-" + key + ".json"))
+      << R"({"arch":"x86_64","cpu_model":"AMD EPYC","isa_features":["sse41","avx","avx2","fma","avx512f"],)"
+      << R"("isa":"avx512","target":"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41","cores":2,"threads":2,)"
+      << R"("l1d_bytes":32768,"l2_bytes":524288,"l3_bytes":33554432,"peak_gflops":150,"mem_bandwidth_gbs":12})";
+  const std::string csv = (dir / "predictions.csv").string();
+  const std::string eval = "eval --db " + db + " --devices " + dir.string() + " ";
+  CmdResult r = tensorperf(eval + "--split cross-model --networks resnet18 --predictions " + csv + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["splits"].size(), 1u) << r.out;
+  EXPECT_EQ(j["splits"][0]["split"], "cross-model resnet18");
+  const int test = j["splits"][0]["test"], train = j["splits"][0]["train"];
+  EXPECT_EQ(test, train) << "the batch-2 copies train, the originals test";
+  std::ifstream rows(csv);
+  std::string line;
+  ASSERT_TRUE(std::getline(rows, line));
+  EXPECT_EQ(line, "model,split,workload,device,provider,measured_s,predicted_s,config,chained");
+  int n = 0, chained = 0;
+  std::set<std::string> configs;
+  while (std::getline(rows, line)) {
+    const std::vector<std::string> f = csv_fields(line);
+    ASSERT_EQ(f.size(), 9u) << line;
+    EXPECT_EQ(f[1], "cross-model resnet18");
+    EXPECT_EQ(f[2].find("float32[2,"), std::string::npos) << "a training workload tested: " << line;
+    const auto knobs = nlohmann::json::parse(f[7]);
+    EXPECT_TRUE(knobs.is_object() && !knobs.empty()) << line;
+    configs.insert(f[7]);
+    ASSERT_TRUE(f[8] == "0" || f[8] == "1") << line;
+    chained += f[8] == "1";
+    ++n;
+  }
+  EXPECT_EQ(n, test);
+  EXPECT_GT(configs.size(), 2u) << "each row names its own config";
+  EXPECT_EQ(chained, 0) << "these records have no native costs";
+  for (const std::string& bad : {std::string("--split cross-model --networks resnet1"),  // not in the zoo
+                                 std::string("--split random --networks resnet18"),     // not a cross-model split
+                                 std::string("--split cross-model --networks vgg16")}) {  // no records of it
+    CmdResult e = tensorperf(eval + bad + " --json");
+    EXPECT_NE(e.exit_code, 0) << bad;
+    EXPECT_EQ(lines(e.err), 1) << bad << ": " << e.err;
+  }
   std::filesystem::remove_all(dir);
 }
 
