@@ -169,8 +169,8 @@ void run_eval(const EvalOptions& o) {
         if (it == held_out_networks.end()) {
           std::vector<std::string> names;
           for (const auto& [name, _] : held_out_networks) names.push_back(name);
-          throw CommandFailed(
-              fmt::format("--networks: no zoo network '{}' (one of: {})", n, fmt::join(names, ", ")), kExitUsage);
+          throw CommandFailed(fmt::format("--networks: no zoo network '{}' (one of: {})", n, fmt::join(names, ", ")),
+                              kExitUsage);
         }
         chosen.insert(*it);
       }
@@ -207,9 +207,10 @@ void run_eval(const EvalOptions& o) {
   if (wants("cross-model")) {
     std::vector<costmodel::Split> cross_model = costmodel::cross_model_splits(set.samples, held_out_networks);
     if (cross_model.empty() && !o.networks.empty())
-      throw CommandFailed(fmt::format("--networks {}: in {}, no such network has both records of its workloads and "
-                                      "other records to train on",
-                                      fmt::join(o.networks, ","), o.db));
+      throw CommandFailed(
+          fmt::format("--networks {}: in {}, no such network has both records of its workloads and "
+                      "other records to train on",
+                      fmt::join(o.networks, ","), o.db));
     for (auto& s : cross_model) splits.push_back(std::move(s));
   }
   std::set<std::string> keys, cpus;

@@ -781,8 +781,8 @@ TEST(Cli, EvalHoldsOutChosenNetworksAndNamesEachPredictionsConfig) {
   EXPECT_EQ(n, test);
   EXPECT_GT(configs.size(), 2u) << "each row names its own config";
   EXPECT_EQ(chained, 0) << "these records have no native costs";
-  for (const std::string& bad : {std::string("--split cross-model --networks resnet1"),  // not in the zoo
-                                 std::string("--split random --networks resnet18"),     // not a cross-model split
+  for (const std::string& bad : {std::string("--split cross-model --networks resnet1"),   // not in the zoo
+                                 std::string("--split random --networks resnet18"),       // not a cross-model split
                                  std::string("--split cross-model --networks vgg16")}) {  // no records of it
     CmdResult e = tensorperf(eval + bad + " --json");
     EXPECT_NE(e.exit_code, 0) << bad;
