@@ -19,7 +19,7 @@
 # the dataset too. It waits while the project builds (measuring then would be noise).
 #
 # Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--first-round F] [--per-round N] [--db FILE] [--export-only]
-#                                [--native-top-up] [--synthetic N] [--synthetic-repeat] [--synthetic-set S]
+#                                [--native-top-up] [--native-passes P] [--synthetic N] [--synthetic-repeat] [--synthetic-set S]
 #                                [--synthetic-kind K] [--synthetic-tuner T] [--isas LIST] [--threads LIST]
 #   --hours H       stop starting new steps after H hours (default: no limit)
 #   --rounds R      tuning rounds (default 6); round r brings each workload to r x N trials per device
@@ -28,8 +28,12 @@
 #   --export-only   only export the database into data/measurements/ and rewrite its README
 #   --native-top-up only measure oneDNN's default configs of every step again on this machine's devices and
 #                   import the records that time a program in native layouts which the device has no such
-#                   record of (kernels that gained native costs after they were measured: oneDNN's pools),
-#                   then export
+#                   record of (kernels that gained native costs after they were measured: oneDNN's pools;
+#                   a device whose rounds measured only synthetic shapes) and that `tensorperf run` chooses
+#                   there (so the configs a graph runs stay as they were), then export; of the
+#                   --native-passes P passes (default 2) over every step and device, each program's fastest
+#                   native timing is imported
+#   --native-passes P  with --native-top-up: passes over all steps (each program timed P times, minutes apart)
 #   --synthetic N   only measure the synthetic workloads of scripts/synthetic_workloads.py (memory-bound kinds,
 #                   transformer matrix products and fully connected layers at shapes of no zoo network), N configs
 #                   each (random ones unless --synthetic-tuner says otherwise), on this machine's devices (a 2-thread
@@ -57,6 +61,7 @@ FIRST_ROUND=1
 PER_ROUND=6
 EXPORT_ONLY=0
 NATIVE_TOP_UP=0
+NATIVE_PASSES=2
 SYNTHETIC=0
 SYNTHETIC_REPEAT=0
 SYNTHETIC_SET=all
@@ -73,6 +78,7 @@ while [[ $# -gt 0 ]]; do
     --db) DB="$2"; shift 2 ;;
     --export-only) EXPORT_ONLY=1; shift ;;
     --native-top-up) NATIVE_TOP_UP=1; shift ;;
+    --native-passes) NATIVE_PASSES="$2"; shift 2 ;;
     --synthetic) SYNTHETIC="$2"; shift 2 ;;
     --synthetic-repeat) SYNTHETIC_REPEAT=1; shift ;;
     --synthetic-set) SYNTHETIC_SET="$2"; shift 2 ;;
@@ -167,20 +173,52 @@ for s in "${STEPS[@]}"; do NTASKS["$s"]=$(tasks_of $s); done
 trap 'echo; echo "make_dataset: stopped; $(records) records in $DB; run again to continue"; exit 130' INT TERM
 
 if [[ "$NATIVE_TOP_UP" == 1 ]]; then
+  [[ "$NATIVE_PASSES" =~ ^[1-9][0-9]*$ ]] || { echo "make_dataset: --native-passes takes a positive count" >&2; exit 2; }
+  # Every pass profiles every step on every device; a pass's file is kept once complete, so a re-run
+  # goes on where it stopped. The passes time each program minutes apart, and the faster is imported.
+  for ((p = 1; p <= NATIVE_PASSES; p++)); do
+    for isa in "${ISAS[@]}"; do
+      for t in "${THREADS[@]}"; do
+        for s in "${STEPS[@]}"; do
+          out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 4; }
+          read -r model batch <<< "$s"
+          new="$WORK/native-$model-b$batch-$isa-t$t-p$p.jsonl"
+          chosen="$WORK/native-$model-b$batch-$isa-t$t.chosen.json"
+          [[ -s "$new" ]] && continue
+          wait_for_builds
+          # What the executor runs there now, before anything is imported (one untimed-ish run).
+          if [[ ! -s "$chosen" ]]; then
+            "$TP" run --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --db "$DB" --repeat 1 --json \
+              > "$chosen.part" 2>> "$WORK/last_native.log" ||
+              { echo "make_dataset: run of $model b$batch on $isa t$t failed (see $WORK/last_native.log); going on"; continue; }
+            mv "$chosen.part" "$chosen"
+          fi
+          "$TP" profile --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --provider onednn --configs-per-task 1 \
+            --repeat 3 --min-repeat-ms 10 --out "$new.part" --json > /dev/null 2>> "$WORK/last_native.log" ||
+            { echo "make_dataset: profile of $model b$batch on $isa t$t failed (see $WORK/last_native.log); going on"; continue; }
+          mv "$new.part" "$new"
+          echo "[native top-up] pass $p/$NATIVE_PASSES: $isa t$t $model b$batch: $(grep -c . "$new") records"
+        done
+      done
+    done
+  done
   for isa in "${ISAS[@]}"; do
     for t in "${THREADS[@]}"; do
       key="$(device_key "$isa" "$t")"
       for s in "${STEPS[@]}"; do
-        out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 3; }
         read -r model batch <<< "$s"
-        new="$WORK/native-$model-b$batch-$isa-t$t.jsonl"
-        wait_for_builds
-        "$TP" profile --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --provider onednn --configs-per-task 1 \
-          --repeat 3 --min-repeat-ms 10 --out "$new" --json > /dev/null 2>> "$WORK/last_native.log" ||
-          { echo "make_dataset: profile of $model b$batch on $isa t$t failed (see $WORK/last_native.log); going on"; continue; }
-        "$TP" db export --all --db "$DB" --device "$key" | python3 "$ROOT/scripts/native_costs_missing.py" - "$new" > "$new.missing"
-        [[ -s "$new.missing" ]] && "$TP" db import --db "$DB" "$new.missing" > /dev/null
-        echo "[native top-up] $isa t$t $model b$batch: +$(grep -c . "$new.missing") records ($(records) in all)"
+        passes=()
+        for ((p = 1; p <= NATIVE_PASSES; p++)); do
+          f="$WORK/native-$model-b$batch-$isa-t$t-p$p.jsonl"
+          [[ -s "$f" ]] && passes+=("$f")
+        done
+        chosen="$WORK/native-$model-b$batch-$isa-t$t.chosen.json"
+        [[ ${#passes[@]} -gt 0 && -s "$chosen" ]] || continue
+        missing="$WORK/native-$model-b$batch-$isa-t$t.missing.jsonl"
+        "$TP" db export --all --db "$DB" --device "$key" |
+          python3 "$ROOT/scripts/native_costs_missing.py" --chosen "$chosen" - "${passes[@]}" > "$missing"
+        [[ -s "$missing" ]] && "$TP" db import --db "$DB" "$missing" > /dev/null
+        echo "[native top-up] $isa t$t $model b$batch: +$(grep -c . "$missing") records, the faster of ${#passes[@]} passes ($(records) in all)"
       done
     done
   done

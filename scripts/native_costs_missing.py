@@ -2,16 +2,26 @@
 """native_costs_missing.py: the records of NEW that time a program in native layouts (result.native_costs)
 which no record of HAVE does, one JSON line each, for `tensorperf db import`.
 
-Usage: scripts/native_costs_missing.py HAVE NEW > missing.jsonl
+Usage: scripts/native_costs_missing.py [--chosen RUN.json] HAVE NEW [NEW ...] > missing.jsonl
+  --chosen RUN.json  only the programs that a run chose (`tensorperf run --json`: its ops' workload,
+        provider and config; may be given more than once). Records under a device's own key make its
+        configs "tuned" for `tensorperf run` there (db::best_configs takes the exact device first), so a
+        top-up that imports only what the executor already runs leaves the configs a graph runs as they
+        were, and gives exactly those programs their chained timings
   HAVE  a device's records (`tensorperf db export --all --device KEY`; - for standard input)
-  NEW   records measured since on the same device (e.g. `tensorperf profile --out NEW`)
+  NEW   records measured since on the same device (e.g. `tensorperf profile --out NEW`); several files are
+        passes that timed the same programs at different times, and of a program timed in more than one
+        the record with the lowest median native cost is printed (on shared cores a pass can run in a
+        slow phase of the host; the faster time is the program's)
 
 A program is its (device, workload, provider, config). Records measured before a kernel kind carried
-native costs (oneDNN's pools, which adopt their producer's layout, until 2026-11-26) leave the
-dataset without the chained timings a graph runs; scripts/make_dataset.sh --native-top-up measures
-such programs again and imports only what this prints.
+native costs (oneDNN's pools, which adopt their producer's layout, until 2026-11-26), and devices whose
+rounds measured only synthetic workloads, leave the dataset without the chained timings a graph runs;
+scripts/make_dataset.sh --native-top-up measures such programs again and imports only what this prints.
 """
+import argparse
 import json
+import statistics
 import sys
 
 
@@ -20,21 +30,49 @@ def program(r):
     return (i["device"], i["workload"], i["provider"], json.dumps(r.get("config", {}), sort_keys=True))
 
 
+def timed_natively(r):
+    return r["result"].get("error_no", 0) == 0 and bool(r["result"].get("native_costs"))
+
+
+def chosen_programs(run):
+    """The (workload, provider, config) of every kernel of a `tensorperf run --json` output."""
+    return {(op["workload"], op["provider"], json.dumps(op.get("config", {}), sort_keys=True))
+            for op in run["ops"] if op.get("workload")}
+
+
+def missing(have_lines, passes, chosen=None):
+    """The lines of the passes (each an iterable of JSON lines) to import: per program that no line of
+    have_lines times natively (and, when `chosen` is a set of chosen_programs, that a run chose), the
+    natively timed line with the lowest median native cost, in the order the programs first appear."""
+    timed = {program(r) for r in map(json.loads, filter(str.strip, have_lines)) if timed_natively(r)}
+    best = {}  # program -> (median native cost, line)
+    for lines in passes:
+        for line in filter(str.strip, lines):
+            r = json.loads(line)
+            p = program(r)
+            if not timed_natively(r) or p in timed or (chosen is not None and p[1:] not in chosen):
+                continue
+            cost = statistics.median(r["result"]["native_costs"])
+            if p not in best or cost < best[p][0]:
+                best[p] = (cost, line.rstrip("\n"))
+    return [line for _, line in best.values()]
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__.strip().splitlines()[2])
-    have = sys.stdin if sys.argv[1] == "-" else open(sys.argv[1])
-    timed = {program(r) for r in map(json.loads, filter(str.strip, have))
-             if r["result"].get("error_no", 0) == 0 and r["result"].get("native_costs")}
-    printed = set()
-    for line in open(sys.argv[2]):
-        if not line.strip():
-            continue
-        r = json.loads(line)
-        p = program(r)
-        if r["result"].get("error_no", 0) == 0 and r["result"].get("native_costs") and p not in timed and p not in printed:
-            printed.add(p)
-            print(line.rstrip("\n"))
+    ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0],
+                                 usage=next(l for l in __doc__.splitlines() if l.startswith("Usage: "))[7:])
+    ap.add_argument("--chosen", action="append", default=[])
+    ap.add_argument("have")
+    ap.add_argument("new", nargs="+")
+    a = ap.parse_args()
+    chosen = None
+    if a.chosen:
+        chosen = set()
+        for f in a.chosen:
+            chosen |= chosen_programs(json.load(open(f)))
+    have = sys.stdin if a.have == "-" else open(a.have)
+    for line in missing(have, [open(f) for f in a.new], chosen):
+        print(line)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ Checks what the dataset promises its users and what its README says of it:
   - the noise-pair count of scripts/dataset_readme.py (pairs are per device and host clock, at least a
     minute apart, error-free records only), on hand-made records;
   - the fault test of scripts/drop_faulty_records.py, on hand-made records;
+  - the native top-up's choice (scripts/native_costs_missing.py): the programs the device lacks natively
+    timed, the faster of two passes, only what a run chose when given;
   - the keys of scripts/synthetic_workloads.py (every set): distinct, fixed by the seed, each kind in its
     share, never a zoo model's task, a kind's keys the set's own of it, and every one taken by tensorperf;
   - the committed files: at least 40,000 records on at least 6 devices, each device with its description,
@@ -39,6 +41,7 @@ def load_script(name):
 readme = load_script("dataset_readme")
 faults = load_script("drop_faulty_records")
 synthetic = load_script("synthetic_workloads")
+native = load_script("native_costs_missing")
 
 
 def record(device, workload, config, cost, timestamp, provider="halide", error_no=0):
@@ -119,6 +122,38 @@ class FaultyRecords(unittest.TestCase):
               timed([0.0103, 0.000359], error_no=4),  # an error: no cost to learn
               timed([0.0103])]                      # one repeat: nothing to compare
         self.assertEqual(faults.stalled_repeat("c-avx2-t2", rs, None), [0, 1])
+
+
+class NativeCostsMissing(unittest.TestCase):
+    @staticmethod
+    def natively(config, native_costs, device="c-avx2-t2", error_no=0):
+        r = record(device, "w", config, 1.0, 1000.0, provider="onednn", error_no=error_no)
+        if native_costs:
+            r["result"]["native_costs"] = native_costs
+        return json.dumps(r)
+
+    def test_of_a_program_timed_in_two_passes_the_faster_is_kept(self):
+        first = [self.natively({"a": 1}, [0.9, 1.0, 1.1]), self.natively({"a": 2}, [0.5, 0.5, 0.5])]
+        second = [self.natively({"a": 1}, [0.6, 0.7, 0.8]), self.natively({"a": 2}, [0.7, 0.7, 0.7])]
+        got = [json.loads(line) for line in native.missing([], [first, second])]
+        self.assertEqual([(r["config"], r["result"]["native_costs"]) for r in got],
+                         [({"a": 1}, [0.6, 0.7, 0.8]), ({"a": 2}, [0.5, 0.5, 0.5])])
+
+    def test_a_program_the_device_already_times_natively_or_timed_without_them_is_not_printed(self):
+        have = [self.natively({"a": 1}, [1.0]), self.natively({"a": 2}, None),
+                self.natively({"a": 3}, [1.0], device="other-t2")]
+        new = [self.natively({"a": 1}, [0.1]), self.natively({"a": 2}, [0.2]), self.natively({"a": 3}, [0.3]),
+               self.natively({"a": 4}, None), self.natively({"a": 5}, [0.5], error_no=4)]
+        got = [json.loads(line)["config"] for line in native.missing(have, [new])]
+        self.assertEqual(got, [{"a": 2}, {"a": 3}])
+
+    def test_with_a_run_s_choices_only_the_programs_it_ran_are_printed(self):
+        run = {"ops": [{"workload": "w", "provider": "onednn", "config": {"a": 2}},
+                       {"workload": "w", "provider": "halide", "config": {"a": 3}},  # another provider
+                       {"workload": "", "provider": "layout", "config": {}}]}        # a layout copy
+        new = [self.natively({"a": 1}, [0.1]), self.natively({"a": 2}, [0.2]), self.natively({"a": 3}, [0.3])]
+        got = [json.loads(line)["config"] for line in native.missing([], [new], native.chosen_programs(run))]
+        self.assertEqual(got, [{"a": 2}])
 
 
 class SyntheticWorkloads(unittest.TestCase):
