@@ -37,6 +37,7 @@ struct EvalOptions {
   std::vector<std::string> cost_models = {"xgb"};
   std::vector<std::string> split = {"all"};
   std::vector<std::string> networks;  // cross-model: hold out only these (empty: every zoo network)
+  std::vector<std::string> held_out_devices;  // cross-device, cross-cpu: hold out only these (empty: each)
   std::vector<double> shares = {1, 5, 10};
   size_t max_samples = 0;
   int threads = 1;
@@ -159,6 +160,8 @@ void run_eval(const EvalOptions& o) {
   auto wants = [&](const char* name) { return listed(name) || listed("all"); };
   if (!o.networks.empty() && !wants("cross-model"))
     throw CommandFailed("--networks selects cross-model splits; add cross-model to --split", kExitUsage);
+  if (!o.held_out_devices.empty() && !wants("cross-device") && !wants("cross-cpu"))
+    throw CommandFailed("--held-out-devices selects cross-device and cross-cpu splits; add one to --split", kExitUsage);
   std::map<std::string, std::set<std::string>> held_out_networks;
   if (wants("cross-model")) {
     held_out_networks = zoo_workloads();
@@ -186,6 +189,15 @@ void run_eval(const EvalOptions& o) {
   costmodel::DeviceTable devices;
   check(devices.add_directory(o.devices));
   auto store = check(db::open_store(o.db, db::OpenMode::kRead));
+  if (!o.held_out_devices.empty()) {  // before featurising: a misspelt key should not cost minutes
+    std::vector<std::string> stored;
+    for (const db::DeviceSummary& d : check(store->devices())) stored.push_back(d.device.key);
+    for (const std::string& k : o.held_out_devices)
+      if (std::find(stored.begin(), stored.end(), k) == stored.end())
+        throw CommandFailed(fmt::format("--held-out-devices: {} has no records of device '{}' (it has: {})", o.db, k,
+                                        fmt::join(stored, ", ")),
+                            kExitUsage);
+  }
   std::optional<ProgressBar> progress;
   if (!o.json) progress.emplace();
   costmodel::SampleSetOptions so;
@@ -218,11 +230,17 @@ void run_eval(const EvalOptions& o) {
     keys.insert(s.device_key);
     cpus.insert(costmodel::cpu_of_device(s.device_key));
   }
+  // The named devices, as their samples count them (a newer key of a CPU described under an older
+  // key is that older key's device).
+  std::set<std::string> held_out_keys;
+  for (const std::string& k : o.held_out_devices) held_out_keys.insert(devices.device_of(k));
   auto add_device_splits = [&](costmodel::HoldOut hold_out) {
-    for (const std::string& key : keys)
+    for (const std::string& key : keys) {
+      if (!held_out_keys.empty() && !held_out_keys.count(key)) continue;
       for (double share : o.shares)
         for (auto sel : {costmodel::Selection::kKMeans, costmodel::Selection::kRandom})
           splits.push_back(costmodel::cross_device_split(set.samples, key, share / 100.0, sel, o.seed, hold_out));
+    }
   };
   if (wants("cross-device") && keys.size() >= 2) add_device_splits(costmodel::HoldOut::kDevice);
   if (listed("cross-cpu") && cpus.size() < 2)
@@ -389,6 +407,9 @@ void register_eval_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--networks", o.networks,
                   "cross-model: hold out only these zoo networks, comma-separated (default: each network with records)")
+      ->delimiter(',');
+  cmd->add_option("--held-out-devices", o.held_out_devices,
+                  "cross-device, cross-cpu: hold out only these device keys, comma-separated (default: each device)")
       ->delimiter(',');
   cmd->add_option("--shares", o.shares, "cross-device and cross-cpu: percentages of the held-out device's samples to train with")
       ->capture_default_str()

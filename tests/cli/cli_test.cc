@@ -380,8 +380,12 @@ TEST(Cli, ScheduleSearchesWritesAScheduleThatRunRuns) {
   // "stages" counts the found schedule's stages; "schedule" is the one written, which the judge may
   // have taken from another candidate.
   EXPECT_EQ(j["schedule"]["stages"].size(), j["chosen_stages"].get<size_t>());
-  if (j["chosen"] == "found") EXPECT_EQ(j["chosen_stages"], j["stages"]);
-  if (j["chosen"] == "sequential") EXPECT_EQ(j["chosen_stages"], j["operators"]);
+  if (j["chosen"] == "found") {
+    EXPECT_EQ(j["chosen_stages"], j["stages"]);
+  }
+  if (j["chosen"] == "sequential") {
+    EXPECT_EQ(j["chosen_stages"], j["operators"]);
+  }
   EXPECT_TRUE(std::filesystem::exists(file));
   // The whole model judged the sequential, the found, greedy's, merge's, parallel's and the
   // predicted-cost search's schedules; the file holds the
@@ -831,6 +835,23 @@ TEST(Cli, EvalHoldsOutAWholeCpu) {
     EXPECT_EQ(split["train"], 36) << split.dump();
     EXPECT_EQ(split["fine_tune"].get<int>() + split["test"].get<int>(), 36) << split.dump();
     EXPECT_GE(split["mape"].get<double>(), 0);
+  }
+  // --held-out-devices: only the named device is held out.
+  const std::string eval = "eval --db " + db + " --devices " + dir.string() + " ";
+  r = tensorperf(eval + "--split cross-device --held-out-devices " + second + " --shares 10 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["splits"].size(), 2u) << r.out;  // one device x (k-means, random)
+  for (const auto& split : j["splits"]) {
+    EXPECT_NE(split["split"].get<std::string>().find(second), std::string::npos) << split.dump();
+    EXPECT_EQ(split["split"].get<std::string>().find(first), std::string::npos) << split.dump();
+    EXPECT_EQ(split["train"], 36) << split.dump();
+  }
+  for (const std::string& bad : {std::string("--split cross-device --held-out-devices x86_64-nowhere-t2"),  // none
+                                 "--split random --held-out-devices " + second}) {             // no device split
+    CmdResult e = tensorperf(eval + bad + " --json");
+    EXPECT_EQ(e.exit_code, 2) << bad;
+    EXPECT_EQ(lines(e.err), 1) << bad << ": " << e.err;
   }
   std::filesystem::remove_all(dir);
 }
