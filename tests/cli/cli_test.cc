@@ -848,7 +848,7 @@ TEST(Cli, EvalHoldsOutAWholeCpu) {
     EXPECT_EQ(split["train"], 36) << split.dump();
   }
   for (const std::string& bad : {std::string("--split cross-device --held-out-devices x86_64-nowhere-t2"),  // none
-                                 "--split random --held-out-devices " + second}) {             // no device split
+                                 "--split random --held-out-devices " + second}) {  // no device split
     CmdResult e = tensorperf(eval + bad + " --json");
     EXPECT_EQ(e.exit_code, 2) << bad;
     EXPECT_EQ(lines(e.err), 1) << bad << ": " << e.err;
