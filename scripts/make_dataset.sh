@@ -172,6 +172,12 @@ for s in "${STEPS[@]}"; do NTASKS["$s"]=$(tasks_of $s); done
 
 trap 'echo; echo "make_dataset: stopped; $(records) records in $DB; run again to continue"; exit 130' INT TERM
 
+# The top-up's files of step (model $1, batch $2) on ISA $3 at $4 threads: pass $5's profile, or with
+# "chosen" the run's choices.
+native_file() {
+  local base="$WORK/native-$1-b$2-$3-t$4"
+  [[ "$5" == chosen ]] && echo "$base.chosen.json" || echo "$base-p$5.jsonl"
+}
 if [[ "$NATIVE_TOP_UP" == 1 ]]; then
   [[ "$NATIVE_PASSES" =~ ^[1-9][0-9]*$ ]] || { echo "make_dataset: --native-passes takes a positive count" >&2; exit 2; }
   # Every pass profiles every step on every device; a pass's file is kept once complete, so a re-run
@@ -182,11 +188,11 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
         for s in "${STEPS[@]}"; do
           out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 4; }
           read -r model batch <<< "$s"
-          new="$WORK/native-$model-b$batch-$isa-t$t-p$p.jsonl"
-          chosen="$WORK/native-$model-b$batch-$isa-t$t.chosen.json"
+          new="$(native_file "$model" "$batch" "$isa" "$t" "$p")"
+          chosen="$(native_file "$model" "$batch" "$isa" "$t" chosen)"
           [[ -s "$new" ]] && continue
           wait_for_builds
-          # What the executor runs there now, before anything is imported (one untimed-ish run).
+          # What the executor runs there now, before anything is imported (one run; its timing is not used).
           if [[ ! -s "$chosen" ]]; then
             "$TP" run --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --db "$DB" --repeat 1 --json \
               > "$chosen.part" 2>> "$WORK/last_native.log" ||
@@ -209,10 +215,10 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
         read -r model batch <<< "$s"
         passes=()
         for ((p = 1; p <= NATIVE_PASSES; p++)); do
-          f="$WORK/native-$model-b$batch-$isa-t$t-p$p.jsonl"
+          f="$(native_file "$model" "$batch" "$isa" "$t" "$p")"
           [[ -s "$f" ]] && passes+=("$f")
         done
-        chosen="$WORK/native-$model-b$batch-$isa-t$t.chosen.json"
+        chosen="$(native_file "$model" "$batch" "$isa" "$t" chosen)"
         [[ ${#passes[@]} -gt 0 && -s "$chosen" ]] || continue
         missing="$WORK/native-$model-b$batch-$isa-t$t.missing.jsonl"
         "$TP" db export --all --db "$DB" --device "$key" |
