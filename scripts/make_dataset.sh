@@ -26,13 +26,14 @@
 #   --first-round F start at round F (default 1): the rounds before it are done on this machine's devices
 #   --per-round N   trials per workload and round (default 6)
 #   --export-only   only export the database into data/measurements/ and rewrite its README
-#   --native-top-up only measure oneDNN's default configs of every step again on this machine's devices and
-#                   import the records that time a program in native layouts which the device has no such
-#                   record of (kernels that gained native costs after they were measured: oneDNN's pools;
-#                   a device whose rounds measured only synthetic shapes) and that `tensorperf run` chooses
-#                   there (so the configs a graph runs stay as they were), then export; of the
-#                   --native-passes P passes (default 2) over every step and device, each program's fastest
-#                   native timing is imported
+#   --native-top-up only measure the default configs (oneDNN's and Halide's) of every zoo model at batch 1 and
+#                   8 on this machine's devices and import the records of programs that `tensorperf run`
+#                   chooses there (so the configs a graph runs stay as they were) and that the device has
+#                   no timing in native layouts of (kernels that gained native costs after they were
+#                   measured: oneDNN's pools; a device whose rounds measured only synthetic shapes) or no
+#                   record of at all (the six models at batch 8 that the rounds do not tune), then export;
+#                   of the --native-passes P passes (default 2) over every step and device, each program's
+#                   fastest timing is imported (native where there is one)
 #   --native-passes P  with --native-top-up: passes over all steps (each program timed P times, minutes apart)
 #   --synthetic N   only measure the synthetic workloads of scripts/synthetic_workloads.py (memory-bound kinds,
 #                   transformer matrix products and fully connected layers at shapes of no zoo network), N configs
@@ -86,7 +87,7 @@ while [[ $# -gt 0 ]]; do
     --synthetic-tuner) SYNTHETIC_TUNER="$2"; shift 2 ;;
     --isas) ONLY_ISAS="$2"; shift 2 ;;
     --threads) ONLY_THREADS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "make_dataset: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -164,11 +165,11 @@ if [[ "$(records)" == 0 ]] && compgen -G "$OUT/*.jsonl.zst" > /dev/null; then
   "$TP" db import --db "$DB" "$OUT"/*.jsonl.zst > /dev/null
 fi
 
-STEPS=()  # "model batch"
+STEPS=()  # "model batch": the rounds' steps
 for m in "${MODELS[@]}"; do STEPS+=("$m 1"); done
 for m in "${BATCH8[@]}"; do STEPS+=("$m 8"); done
-declare -A NTASKS
-for s in "${STEPS[@]}"; do NTASKS["$s"]=$(tasks_of $s); done
+TOP_UP_STEPS=()  # the native top-up's: every model at both batch sizes that `predict` is checked at
+for m in "${MODELS[@]}"; do TOP_UP_STEPS+=("$m 1" "$m 8"); done
 
 trap 'echo; echo "make_dataset: stopped; $(records) records in $DB; run again to continue"; exit 130' INT TERM
 
@@ -185,7 +186,7 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
   for ((p = 1; p <= NATIVE_PASSES; p++)); do
     for isa in "${ISAS[@]}"; do
       for t in "${THREADS[@]}"; do
-        for s in "${STEPS[@]}"; do
+        for s in "${TOP_UP_STEPS[@]}"; do
           out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 4; }
           read -r model batch <<< "$s"
           new="$(native_file "$model" "$batch" "$isa" "$t" "$p")"
@@ -199,7 +200,7 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
               { echo "make_dataset: run of $model b$batch on $isa t$t failed (see $WORK/last_native.log); going on"; continue; }
             mv "$chosen.part" "$chosen"
           fi
-          "$TP" profile --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --provider onednn --configs-per-task 1 \
+          "$TP" profile --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --provider all --configs-per-task 1 \
             --repeat 3 --min-repeat-ms 10 --out "$new.part" --json > /dev/null 2>> "$WORK/last_native.log" ||
             { echo "make_dataset: profile of $model b$batch on $isa t$t failed (see $WORK/last_native.log); going on"; continue; }
           mv "$new.part" "$new"
@@ -211,7 +212,7 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
   for isa in "${ISAS[@]}"; do
     for t in "${THREADS[@]}"; do
       key="$(device_key "$isa" "$t")"
-      for s in "${STEPS[@]}"; do
+      for s in "${TOP_UP_STEPS[@]}"; do
         read -r model batch <<< "$s"
         passes=()
         for ((p = 1; p <= NATIVE_PASSES; p++)); do
@@ -296,6 +297,8 @@ if [[ "$SYNTHETIC" != 0 ]]; then
   export_dataset
   exit 0
 fi
+declare -A NTASKS
+for s in "${STEPS[@]}"; do NTASKS["$s"]=$(tasks_of $s); done
 echo "make_dataset: devices: ISA ${ISAS[*]} x threads ${THREADS[*]}; ${#STEPS[@]} model/batch steps; $ROUNDS rounds of $PER_ROUND trials per workload; $(records) records so far"
 for ((round = FIRST_ROUND; round <= ROUNDS; round++)); do
   tuner="${TUNERS[$(( (round - 1) % ${#TUNERS[@]} ))]}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""native_costs_missing.py: the records of NEW that time a program in native layouts (result.native_costs)
-which no record of HAVE does, one JSON line each, for `tensorperf db import`.
+"""native_costs_missing.py: the records of NEW that time a program which no record of HAVE times in
+native layouts (result.native_costs), or that no record of HAVE measures at all, one JSON line each,
+for `tensorperf db import`.
 
 Usage: scripts/native_costs_missing.py [--chosen RUN.json] HAVE NEW [NEW ...] > missing.jsonl
   --chosen RUN.json  only the programs that a run chose (`tensorperf run --json`: its ops' workload,
@@ -11,13 +12,16 @@ Usage: scripts/native_costs_missing.py [--chosen RUN.json] HAVE NEW [NEW ...] > 
   HAVE  a device's records (`tensorperf db export --all --device KEY`; - for standard input)
   NEW   records measured since on the same device (e.g. `tensorperf profile --out NEW`); several files are
         passes that timed the same programs at different times, and of a program timed in more than one
-        the record with the lowest median native cost is printed (on shared cores a pass can run in a
-        slow phase of the host; the faster time is the program's)
+        the fastest record is printed: the lowest median native cost, or for a program HAVE lacks and
+        no pass timed natively, the lowest median cost (on shared cores a pass can run in a slow phase of
+        the host; the faster time is the program's)
 
 A program is its (device, workload, provider, config). Records measured before a kernel kind carried
 native costs (oneDNN's pools, which adopt their producer's layout, until 2026-11-26), and devices whose
 rounds measured only synthetic workloads, leave the dataset without the chained timings a graph runs;
-scripts/make_dataset.sh --native-top-up measures such programs again and imports only what this prints.
+the zoo's models at batch 8 beyond the three CNNs the rounds tune leave it without the programs a graph
+runs at all. scripts/make_dataset.sh --native-top-up measures such programs and imports only what this
+prints.
 """
 import argparse
 import json
@@ -41,21 +45,34 @@ def chosen_programs(run):
 
 
 def missing(have_lines, passes, chosen=None):
-    """The lines of the passes (each an iterable of JSON lines) to import: per program that no line of
-    have_lines times natively (and, when `chosen` is a set of chosen_programs, that a run chose), the
-    natively timed line with the lowest median native cost, in the order the programs first appear."""
-    timed = {program(r) for r in map(json.loads, filter(str.strip, have_lines)) if timed_natively(r)}
-    best = {}  # program -> (median native cost, line)
+    """The lines of the passes (each an iterable of JSON lines) to import, in the order the programs
+    first appear: per program that no line of have_lines times natively (and, when `chosen` is a set of
+    chosen_programs, that a run chose), the natively timed line with the lowest median native cost; and
+    per program that no line of have_lines measures at all and no pass times natively, the error-free
+    line with the lowest median cost."""
+    timed, measured = set(), set()
+    for r in map(json.loads, filter(str.strip, have_lines)):
+        measured.add(program(r))
+        if timed_natively(r):
+            timed.add(program(r))
+    best = {}  # program -> (natively timed, median cost of that kind, line)
     for lines in passes:
         for line in filter(str.strip, lines):
             r = json.loads(line)
             p = program(r)
-            if not timed_natively(r) or p in timed or (chosen is not None and p[1:] not in chosen):
+            if p in timed or (chosen is not None and p[1:] not in chosen) or r["result"].get("error_no", 0) != 0:
                 continue
-            cost = statistics.median(r["result"]["native_costs"])
-            if p not in best or cost < best[p][0]:
-                best[p] = (cost, line.rstrip("\n"))
-    return [line for _, line in best.values()]
+            if timed_natively(r):
+                entry = (True, statistics.median(r["result"]["native_costs"]), line.rstrip("\n"))
+            elif p not in measured and r["result"].get("costs"):
+                entry = (False, statistics.median(r["result"]["costs"]), line.rstrip("\n"))
+            else:
+                continue
+            old = best.get(p)
+            # A native timing wins over a plain one; of two of one kind, the faster.
+            if old is None or (entry[0], -entry[1]) > (old[0], -old[1]):
+                best[p] = entry
+    return [line for _, _, line in best.values()]
 
 
 def main():

@@ -141,11 +141,27 @@ class NativeCostsMissing(unittest.TestCase):
 
     def test_a_program_the_device_already_times_natively_or_timed_without_them_is_not_printed(self):
         have = [self.natively({"a": 1}, [1.0]), self.natively({"a": 2}, None),
-                self.natively({"a": 3}, [1.0], device="other-t2")]
+                self.natively({"a": 3}, [1.0], device="other-t2"), self.natively({"a": 4}, None)]
         new = [self.natively({"a": 1}, [0.1]), self.natively({"a": 2}, [0.2]), self.natively({"a": 3}, [0.3]),
                self.natively({"a": 4}, None), self.natively({"a": 5}, [0.5], error_no=4)]
         got = [json.loads(line)["config"] for line in native.missing(have, [new])]
         self.assertEqual(got, [{"a": 2}, {"a": 3}])
+
+    def test_a_program_the_device_never_measured_is_printed_even_without_native_costs(self):
+        def plain(config, cost, error_no=0):
+            r = record("c-avx2-t2", "w", config, cost, 1000.0, provider="onednn", error_no=error_no)
+            r["result"]["costs"] = [cost] * 3
+            return json.dumps(r)
+        have = [self.natively({"a": 1}, None)]
+        first = [plain({"a": 1}, 0.1), plain({"a": 2}, 0.4), plain({"a": 3}, 0.3), self.natively({"a": 4}, [0.9]),
+                 plain({"a": 5}, 0.1, error_no=4)]
+        second = [plain({"a": 2}, 0.2), plain({"a": 3}, 0.6), plain({"a": 4}, 0.1), plain({"a": 5}, 0.5)]
+        got = [json.loads(line) for line in native.missing(have, [first, second])]
+        # a1: measured already; a2, a3: the faster pass; a4: the native timing over a faster plain one;
+        # a5: the pass without an error.
+        self.assertEqual([(r["config"], r["result"]["costs"][0], "native_costs" in r["result"]) for r in got],
+                         [({"a": 2}, 0.2, False), ({"a": 3}, 0.3, False), ({"a": 4}, 1.0, True),
+                          ({"a": 5}, 0.5, False)])
 
     def test_with_a_run_s_choices_only_the_programs_it_ran_are_printed(self):
         run = {"ops": [{"workload": "w", "provider": "onednn", "config": {"a": 2}},
