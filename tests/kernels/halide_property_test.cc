@@ -59,6 +59,30 @@ TEST(HalideProperty, RandomConfigsMatchReference) {
   EXPECT_GT(valid, 3 * rejected) << "most random configs should instantiate";
 }
 
+// The hand-picked seed configs that tuners measure first compute what the reference does (at AVX2's
+// width; the depthwise ones at SSE4.1's too); depthwise convolutions have their own (a shifted tail on the 12x12
+// output, rows of a strip padded per channel) and other grouped convolutions none.
+TEST(HalideProperty, SeedConfigsMatchReference) {
+  const Provider& p = *find_provider("halide").value();
+  std::mt19937_64 rng(5);
+  const std::vector<ir::Workload> ws = testing::coverage_workloads();
+  const ir::Workload& depthwise = ws[3];
+  for (const ir::Workload& w : ws)
+    for (const char* target : {"x86-64-linux-avx-avx2-f16c-fma-sse41", "x86-64-linux-sse41"}) {
+      if (&w != &depthwise && std::string(target).find("avx2") == std::string::npos) continue;  // compile time
+      for (const Config& c : p.seed_configs(w, target)) EXPECT_TRUE(check_config(p, w, c, rng)) << c.knobs.dump();
+    }
+  ASSERT_EQ(depthwise.attrs.get_int("groups", 1), depthwise.inputs[0].shape[1]);
+  const std::vector<Config> dw = p.seed_configs(depthwise, "x86-64-linux-avx-avx2-f16c-fma-sse41");
+  ASSERT_FALSE(dw.empty());
+  EXPECT_EQ(dw.front().knobs["layout"], "nchw");
+  EXPECT_EQ(dw.front().knobs["tail"], "shift_inwards");
+  EXPECT_EQ(dw.front().knobs["pad"], "row");
+  const ir::Workload& grouped = ws[4];  // 3 groups of 4 channels
+  ASSERT_EQ(grouped.attrs.get_int("groups", 1), 3);
+  EXPECT_TRUE(p.seed_configs(grouped, "x86-64-linux-avx-avx2-f16c-fma-sse41").empty());
+}
+
 // Every point of the softmax and layer_norm spaces (a few dozen): each compiles and matches the
 // reference, or is rejected as an instantiation error before it is compiled (softmax's exp=row with
 // stats=root once failed inside Halide instead, a trial lost per such config).
