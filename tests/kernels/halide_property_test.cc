@@ -60,8 +60,8 @@ TEST(HalideProperty, RandomConfigsMatchReference) {
 }
 
 // The hand-picked seed configs that tuners measure first compute what the reference does (at AVX2's
-// width; the depthwise ones at SSE4.1's too); depthwise convolutions have their own (a shifted tail on the 12x12
-// output, rows of a strip padded per channel) and other grouped convolutions none.
+// width; the depthwise ones at SSE4.1's too); depthwise convolutions have their own (a shifted tail
+// on the 12x12 output, rows of a strip padded per channel) and other grouped convolutions none.
 TEST(HalideProperty, SeedConfigsMatchReference) {
   const Provider& p = *find_provider("halide").value();
   std::mt19937_64 rng(5);

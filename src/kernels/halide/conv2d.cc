@@ -401,17 +401,18 @@ Result<std::vector<double>> conv2d_features(const ir::Workload& w, const Knobs& 
                              taps_skipped};
 }
 
-// Starting points of depthwise convolutions (one input channel per group): the fastest Halide configs of
-// the dataset's 218 depthwise workload-device pairs (AVX-512, 1 and 2 threads; faster than oneDNN's
-// best in 153) were mostly plain-layout strips along x (layout nchw 139, one channel per block 87,
-// tile_x 8 or 16 in 120), accumulated per tile (155), padded per strip (107), parallel over channels
-// (108), with full tiles shifted inwards (140). So: those strips, 16 and 8 pixels wide (narrower where
-// the output is) and 1 and 4 rows high, and two blocked tiles (below). Never a tile
-// wider than the output: with static_shapes 1, a 16-channel 12x12 depthwise convolution's NCHW tiles
-// of 16 and 28 pixels at 4-wide vectors and one row wrote outside the output (heap corruption, wrong
-// values; Halide 14), while the dataset holds 240 error-free records of such tiles on other shapes
-// (11 wide with 28-pixel tiles among them), so the family is not rejected outright: the runner's
-// check against the reference, in a worker process, turns it into a failed trial.
+// Starting points of depthwise convolutions (one input channel per group): the fastest Halide
+// configs of the dataset's 218 depthwise workload-device pairs (AVX-512, 1 and 2 threads; faster
+// than oneDNN's best in 153) were mostly plain-layout strips along x (layout nchw 139, one channel
+// per block 87, tile_x 8 or 16 in 120), accumulated per tile (155), padded per strip (107),
+// parallel over channels (108), with full tiles shifted inwards (140). So: those strips, 16 and 8
+// pixels wide (narrower where the output is) and 1 and 4 rows high, and two blocked tiles (below).
+// Never a tile wider than the output: with static_shapes 1, a 16-channel 12x12 depthwise
+// convolution's NCHW tiles of 16 and 28 pixels at 4-wide vectors and one row wrote outside the
+// output (heap corruption, wrong values; Halide 14), while the dataset holds 240 error-free records
+// of such tiles on other shapes (11 wide with 28-pixel tiles among them), so the family is not
+// rejected outright: the runner's check against the reference, in a worker process, turns it into a
+// failed trial.
 std::vector<nlohmann::json> depthwise_seeds(const ConvShape& s, int vw) {
   std::vector<nlohmann::json> out;
   const char* pad = s.padded() ? "row" : "inline";
@@ -460,13 +461,13 @@ std::vector<nlohmann::json> depthwise_seeds(const ConvShape& s, int vw) {
   return out;
 }
 
-// Hand-picked starting points of dense convolutions: blocked (NCHWc) register tiles of 4 to 8 vectors, accumulated per
-// tile or per row strip with a channel split that keeps a weight block in L1. Deep outputs (7x7 to
-// 28x28) also get one weight block swept over a strip of 7 rows or of the whole output, with the
-// padded copy made at root in 8 tasks (one task per channel costs more than the copy there). All
-// are compiled for static shapes and skip the window's taps in the padding: rows and columns up to
-// 28x28 outputs (where they are 5-18% of the taps), rows alone above (where the column tests of
-// many tiles per row cost more than they save).
+// Hand-picked starting points of dense convolutions: blocked (NCHWc) register tiles of 4 to 8
+// vectors, accumulated per tile or per row strip with a channel split that keeps a weight block in
+// L1. Deep outputs (7x7 to 28x28) also get one weight block swept over a strip of 7 rows or of the
+// whole output, with the padded copy made at root in 8 tasks (one task per channel costs more than
+// the copy there). All are compiled for static shapes and skip the window's taps in the padding:
+// rows and columns up to 28x28 outputs (where they are 5-18% of the taps), rows alone above (where
+// the column tests of many tiles per row cost more than they save).
 // Other grouped convolutions get none.
 std::vector<nlohmann::json> conv2d_seeds(const ir::Workload& w, int vw) {
   std::vector<nlohmann::json> out;
