@@ -148,6 +148,35 @@ TEST(HalideProperty, DepthwiseRowSchedulesWithShiftedTailsMatchReference) {
   }
 }
 
+// NCHW tiles of one row and 4-wide vectors wider than an output whose width is a multiple of 4, for
+// static shapes: found by SeedConfigsMatchReference on the 12x12 depthwise convolution (heap
+// corruption and wrong values), and rejected before they are compiled.
+TEST(HalideProperty, NchwTilesWiderThanTheOutputAreRejectedWhereTheyWriteOutside) {
+  const Provider& p = *find_provider("halide").value();
+  std::mt19937_64 rng(9);
+  const ir::Workload w = testing::coverage_workloads()[3];  // 16 channels, 12x12, depthwise
+  ASSERT_EQ(w.output.shape[3], 12);
+  const nlohmann::json k = {
+      {"compute_at", "tile"}, {"layout", "nchw"},   {"oc_block", 1},  {"pad", "inline"},
+      {"pad_tasks", 0},       {"parallel", "oc"},   {"rc_block", 0},  {"reduce_order", "c_k"},
+      {"skip_pad", "none"},   {"static_shapes", 1}, {"strip", 1},     {"tail", "guard"},
+      {"tile_x", 16},         {"tile_y", 1},        {"unroll", 0},    {"vector_width", 4}};
+  for (int tx : {16, 28}) {
+    nlohmann::json wide = k;
+    wide["tile_x"] = tx;
+    const Status s = p.validate(w, Config{"halide", wide});
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << tx;
+    EXPECT_NE(s.message().find("wider than the output"), std::string::npos) << s.message();
+  }
+  // Each way out of the family computes the right outputs.
+  for (const auto& [knob, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"static_shapes", 0}, {"vector_width", 8}, {"tile_y", 2}, {"tile_x", 8}}) {
+    nlohmann::json changed = k;
+    changed[knob] = value;
+    EXPECT_TRUE(check_config(p, w, Config{"halide", changed}, rng)) << changed.dump();
+  }
+}
+
 // The fast conv2d shape (blocked layout, register tile, channel split, row-level accumulation).
 TEST(HalideProperty, BlockedConvSchedulesMatchReference) {
   const Provider& p = *find_provider("halide").value();

@@ -178,6 +178,14 @@ Result<ConvKnobs> read_conv_knobs(const ir::Workload& w, const Knobs& k) {
     return Status::InvalidArgument("static_shapes 1 with layout nchw, compute_at row and a partial last tile (tile_x " +
                                    std::to_string(c.tx) + " of output width " + std::to_string(s.OW) +
                                    ") computes wrong outputs: use static_shapes 0");
+  // Found by the depthwise seeds' test (2026-11-29): NCHW register tiles of one row and 4-wide vectors
+  // wider than an output whose width is a multiple of 4 (16 or 28 pixels over 8, 12 or 24), compiled
+  // for static shapes, wrote outside the output (heap corruption) and computed wrong values; vectors
+  // of 8 or 16, 2 or 4 rows, static_shapes 0, NCHWc, or widths of 4, 11, 13, 15 and 16 were right.
+  if (c.static_shapes == 1 && !c.blocked && c.vw == 4 && c.ty == 1 && c.tx > s.OW && s.OW > 4 && s.OW % 4 == 0)
+    return Status::InvalidArgument("static_shapes 1 with layout nchw, vector_width 4, tile_y 1 and tile_x " +
+                                   std::to_string(c.tx) + " wider than the output (" + std::to_string(s.OW) +
+                                   ") writes outside it: use static_shapes 0 or a tile no wider than the output");
   if (c.skip_pad != "none" && c.skip_pad != "rows" && c.skip_pad != "all")
     return Status::InvalidArgument("skip_pad must be none, rows or all");
   if (c.skip_pad != "none" && !s.padded())
@@ -407,12 +415,8 @@ Result<std::vector<double>> conv2d_features(const ir::Workload& w, const Knobs& 
 // per block 87, tile_x 8 or 16 in 120), accumulated per tile (155), padded per strip (107),
 // parallel over channels (108), with full tiles shifted inwards (140). So: those strips, 16 and 8
 // pixels wide (narrower where the output is) and 1 and 4 rows high, and two blocked tiles (below).
-// Never a tile wider than the output: with static_shapes 1, a 16-channel 12x12 depthwise
-// convolution's NCHW tiles of 16 and 28 pixels at 4-wide vectors and one row wrote outside the
-// output (heap corruption, wrong values; Halide 14), while the dataset holds 240 error-free records
-// of such tiles on other shapes (11 wide with 28-pixel tiles among them), so the family is not
-// rejected outright: the runner's check against the reference, in a worker process, turns it into a
-// failed trial.
+// Never a tile wider than the output: some such tiles write outside it (read_conv_knobs rejects the
+// family found), and they only waste lanes.
 std::vector<nlohmann::json> depthwise_seeds(const ConvShape& s, int vw) {
   std::vector<nlohmann::json> out;
   const char* pad = s.padded() ? "row" : "inline";
