@@ -16,6 +16,11 @@ the median of the passes' medians; the error is taken against that. Each pass's 
 The cost model is trained once (`tensorperf eval --split random --save`) on the dataset database
 and kept under --out; each model's result is kept in --out/predict_e2e.json, so an interrupted run
 continues. Prints a table; writes predict_e2e.png (predicted vs measured).
+
+Calibrated beside it (--no-calibrate: not): each network is also predicted with a graph calibration
+(`tensorperf calibrate`, costmodel/graph_calibration.h) fitted on the first-pass comparisons of the
+*other* networks (both batches of the held-out network left out), as a user would calibrate a
+device with a few models and predict the rest. The comparisons are kept under --out/compare/.
 """
 import argparse
 import json
@@ -58,6 +63,8 @@ def main():
     ap.add_argument("--passes", type=int, default=3,
                     help="passes over all models, each running every model again; the run's latency is the median "
                     "of the passes' medians")
+    ap.add_argument("--calibrate", action=argparse.BooleanOptionalAction, default=True,
+                    help="also predict each network with a graph calibration fitted on the other networks' runs")
     ap.add_argument("--from-json", action="store_true", help="only print what --out/predict_e2e.json holds")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -96,6 +103,9 @@ def main():
             out = run([tp, "predict", "--model", m, "--batch", str(batch), "--cost-model", model_file, "--db", a.db,
                        "--compare", "--repeat", str(a.repeat), "--json"] + threads)
             r = json.loads(out)
+            os.makedirs(os.path.join(a.out, "compare"), exist_ok=True)
+            with open(compare_path(a, m, batch), "w") as f:
+                f.write(out)
             results[key] = {k: r[k] for k in ("model", "batch", "device", "predicted_ms", "predicted_alone_ms",
                                                "measured_ms", "measured_kernels_ms", "error", "clock_scale")}
             for k in ("predicted_copies_ms", "measured_copies_ms"):
@@ -140,7 +150,40 @@ def main():
                 os.replace(results_path + ".tmp", results_path)
                 log("pass %d: %s ran %.2f ms (passes so far: %s)" % (p, key, r["runs_ms"][-1],
                                                                      ", ".join("%.2f" % x for x in r["runs_ms"])))
+    if a.calibrate:
+        calibrate(a, tp, model_file, threads, results, results_path)
     report(a, results)
+
+
+def compare_path(a, model, batch):
+    return os.path.join(a.out, "compare", "%s-b%d.json" % (model, batch))
+
+
+def calibrate(a, tp, model_file, threads, results, results_path):
+    """Each network predicted with a calibration fitted on the other networks' first-pass runs."""
+    os.makedirs(os.path.join(a.out, "calib"), exist_ok=True)
+    networks = sorted({r["model"] for r in results.values()})
+    for net in networks:
+        keys = [k for k, r in results.items() if r["model"] == net]
+        if all("calibrated_ms" in results[k] for k in keys):
+            continue
+        others = [compare_path(a, r["model"], r["batch"]) for r in results.values() if r["model"] != net]
+        others = [f for f in others if os.path.exists(f)]
+        if len(others) < 2:
+            log("%s: fewer than two other networks' comparisons under %s/compare: not calibrated" % (net, a.out))
+            continue
+        cal_file = os.path.join(a.out, "calib", "%s.json" % net)
+        run([tp, "calibrate", "-o", cal_file, "--json"] + others)
+        for k in keys:
+            r = results[k]
+            out = json.loads(run([tp, "predict", "--model", net, "--batch", str(r["batch"]), "--cost-model", model_file,
+                                  "--db", a.db, "--calibration", cal_file, "--json"] + threads))
+            r["calibrated_ms"] = out["predicted_ms"]
+            log("%s: calibrated on %d other runs: predicted %.2f ms (uncalibrated %.2f), ran %.2f" %
+                (k, len(others), r["calibrated_ms"], r["predicted_ms"], r["measured_ms"]))
+        with open(results_path + ".tmp", "w") as f:
+            json.dump(results, f, indent=1)
+        os.replace(results_path + ".tmp", results_path)
 
 
 def report(a, results):
@@ -190,6 +233,21 @@ def report(a, results):
         tot = [sum(r["parts"][k][i] for r in parted) for k in ("chained", "other") for i in range(3)]
         print("all models: chained ops %.1f ms run, predicted alone %+.1f%%, with chains %+.1f%%; other ops %+.1f%%" %
               (tot[2], 100 * (tot[0] - tot[2]) / tot[2], 100 * (tot[1] - tot[2]) / tot[2], 100 * (tot[4] - tot[5]) / tot[5]))
+    cal = [(key, r) for key, r in results.items() if "calibrated_ms" in r]
+    if cal:
+        print("\nCalibrated on the other networks' runs (tensorperf calibrate; the held-out network's two batches "
+              "left out):")
+        rows, cal_errors = [], []
+        for key, r in cal:
+            e = (r["calibrated_ms"] - r["measured_ms"]) / r["measured_ms"]
+            cal_errors.append(abs(e))
+            rows.append([key, "%.2f" % r["measured_ms"], "%.2f" % r["predicted_ms"], "%+.1f%%" % (100 * r["error"]),
+                         "%.2f" % r["calibrated_ms"], "%+.1f%%" % (100 * e), "yes" if abs(e) <= 0.10 else "no"])
+        e2e_bench.print_table(["model", "run ms", "predicted ms", "error", "calibrated ms", "error calibrated",
+                               "within 10%"], rows)
+        print("calibrated: within 10%%: %d of %d; median |error| %.1f%%, worst %.1f%%" %
+              (sum(e <= 0.10 for e in cal_errors), len(cal_errors), 100 * statistics.median(cal_errors),
+               100 * max(cal_errors)))
     alone = [abs(r["predicted_alone_ms"] - r["measured_ms"]) / r["measured_ms"] for r in results.values()
              if "predicted_alone_ms" in r]
     if alone:
@@ -200,6 +258,11 @@ def report(a, results):
         s = series.setdefault("batch %d" % r["batch"], {"label": "batch %d" % r["batch"], "x": [], "y": []})
         s["x"].append(r["measured_ms"])
         s["y"].append(r["predicted_ms"])
+        if "calibrated_ms" in r:
+            label = "batch %d, calibrated" % r["batch"]
+            s = series.setdefault(label, {"label": label, "x": [], "y": []})
+            s["x"].append(r["measured_ms"])
+            s["y"].append(r["calibrated_ms"])
     e2e_bench.plot("Whole-model latency, predicted vs run",
                    [{"kind": "scatter", "title": "%s, cost model %s" % (device, a.cost_model), "xlabel": "run (ms)", "ylabel": "predicted (ms)", "logx": True,
                      "logy": True, "diagonal": True, "series": list(series.values())}], a.out, "predict_e2e")

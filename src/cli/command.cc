@@ -16,6 +16,7 @@ void register_commands(CLI::App& app) {
       register_features_command,
       register_eval_command,
       register_predict_command,
+      register_calibrate_command,
       register_schedule_command,
   };
   for (Register r : kCommands) r(app);

@@ -21,6 +21,7 @@ void register_db_command(CLI::App& app);
 void register_features_command(CLI::App& app);
 void register_eval_command(CLI::App& app);
 void register_predict_command(CLI::App& app);
+void register_calibrate_command(CLI::App& app);
 void register_schedule_command(CLI::App& app);
 
 }  // namespace tensorperf::cli

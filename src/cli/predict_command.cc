@@ -15,6 +15,9 @@
 // The layout ops the executor runs as copies (channels-last concats, concats it cannot place in
 // their output, transposes; runtime/layout_copies.h) are predicted from the device's measured
 // bandwidth and listed beside the kernels.
+// `--calibration FILE` scales each operator's prediction by its class's factor in a graph
+// calibration of the device (costmodel/graph_calibration.h, `tensorperf calibrate`), and the total
+// by the calibration's overhead.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +31,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/read_file.h"
 #include "cli/command.h"
 #include "cli/device_json.h"
 #include "cli/exit.h"
@@ -37,6 +41,8 @@
 #include "cli/validators.h"
 #include "costmodel/cost_model.h"
 #include "costmodel/device_table.h"
+#include "costmodel/graph_calibration.h"
+#include "db/content_hash.h"
 #include "db/record_store.h"
 #include "ir/task_extraction.h"
 #include "kernels/onednn/layout_passing_kernel.h"
@@ -62,6 +68,7 @@ struct PredictOptions {
   int repeat = 30;
   bool json = false;
   bool clock_scale = true;  // scale predictions for this machine by the described clock over its own
+  std::string calibration;  // a graph calibration file (tensorperf calibrate)
 };
 
 struct OpPrediction {
@@ -72,6 +79,8 @@ struct OpPrediction {
   std::optional<double> measured_s;  // per instance, with --compare
   double chained_share = 0;  // the instances' mean share run chained (both ends 1, one end 0.5)
   double alone_s = 0;        // the prediction with every instance run alone (no chains)
+  std::string calibration_class;
+  double calibration_factor = 1;  // predicted_s includes it
 };
 
 // Layout copies of one op kind, size and thread count (runtime/layout_copies.h).
@@ -82,6 +91,7 @@ struct CopyPrediction {
   std::vector<std::string> nodes;
   double predicted_s = 0;            // each
   std::optional<double> measured_s;  // each, with --compare
+  double calibration_factor = 1;     // predicted_s includes it
 };
 
 void run_predict(const PredictOptions& o) {
@@ -90,6 +100,17 @@ void run_predict(const PredictOptions& o) {
   const ir::Graph graph = o.source.load();
   costmodel::DeviceTable trained_on;  // the devices the model learned, with the vectors it learned
   auto model = check(costmodel::load_cost_model(o.cost_model, {}, &trained_on));
+  // Which model file predicted, so that a graph calibration is only applied to its own model's
+  // predictions.
+  const std::string cost_model_id = db::to_hex(db::content_hash(check(read_file(o.cost_model))));
+  std::optional<costmodel::GraphCalibration> calibration;
+  if (!o.calibration.empty()) {
+    calibration = check(costmodel::GraphCalibration::load(o.calibration));
+    if (calibration->cost_model_id() != cost_model_id)
+      throw CommandFailed("--calibration " + o.calibration + " was fitted to another cost model's predictions than " +
+                              o.cost_model + "'s: calibrate again with this one (tensorperf calibrate)",
+                          kExitUsage);
+  }
   costmodel::DeviceTable described;  // --devices' descriptions
   if (Status s = described.add_directory(o.devices); !s.ok()) {
     // The default directory may be absent where no dataset was checked out; a named one may not.
@@ -146,6 +167,10 @@ void run_predict(const PredictOptions& o) {
   }
   const std::vector<double> device_vector = device.features();
   const std::string device_key = o.device.empty() ? host_key : o.device;
+  if (calibration && calibration->device() != device_key)
+    throw CommandFailed("--calibration " + o.calibration + " is for device " + calibration->device() +
+                            ", this prediction for " + device_key + ": calibrate on " + device_key,
+                        kExitUsage);
 
   // With --compare, the run first: the configs it ran (its load-time checks decided some) are the
   // ones to predict.
@@ -186,7 +211,7 @@ void run_predict(const PredictOptions& o) {
   std::vector<OpPrediction> ops;
   for (const ir::Task& t : check(ir::extract_tasks(graph))) {
     const ir::Workload& w = t.workload;
-    OpPrediction p{t, {}, "default", 0, std::nullopt};
+    OpPrediction p{t, {}, "default", 0, std::nullopt, 0, 0, "", 1};
     if (auto it = run_config.find(w.key()); it != run_config.end()) {
       p.config = it->second.first;
       p.source = it->second.second;
@@ -292,6 +317,23 @@ void run_predict(const PredictOptions& o) {
       p.predicted_s = (1 - p.chained_share) * p.predicted_s + p.chained_share * chained_s;
     }
   }
+  // Classes, and the calibration's factors: the sums above are the uncalibrated prediction.
+  double uncalibrated = 0;
+  for (OpPrediction& p : ops) {
+    p.calibration_class = costmodel::calibration_class(p.task.workload, p.chained_share, p.predicted_s);
+    uncalibrated += p.predicted_s * static_cast<double>(p.task.count);
+  }
+  for (const CopyPrediction& c : copies) uncalibrated += c.predicted_s * static_cast<double>(c.nodes.size());
+  if (calibration) {
+    for (OpPrediction& p : ops) {
+      p.calibration_factor = calibration->factor(p.calibration_class);
+      p.predicted_s *= p.calibration_factor;
+    }
+    for (CopyPrediction& c : copies) {
+      c.calibration_factor = calibration->factor(costmodel::copy_class(c.op));
+      c.predicted_s *= c.calibration_factor;
+    }
+  }
   double total = 0, measured_total = 0, alone_total = 0, copies_total = 0, measured_copies = 0;
   for (const OpPrediction& p : ops) {
     total += p.predicted_s * static_cast<double>(p.task.count);
@@ -301,6 +343,7 @@ void run_predict(const PredictOptions& o) {
   for (const CopyPrediction& c : copies) copies_total += c.predicted_s * static_cast<double>(c.nodes.size());
   total += copies_total;
   alone_total += copies_total;
+  if (calibration) total *= calibration->overhead();
   for (const auto& [name, ms] : run_copy_ms) measured_copies += ms / 1e3;  // every copy the run made
   const double run_p50_s = run ? run->at("latency_ms").at("p50").get<double>() / 1e3 : 0;
 
@@ -312,26 +355,40 @@ void run_predict(const PredictOptions& o) {
                        {"device_vector", vector_source},
                        {"device_features", device_features_json(device_vector)},
                        {"cost_model", model->kind()},
+                       {"cost_model_id", cost_model_id},
                        {"clock_scale", clock_scale},
                        {"predicted_ms", total * 1e3},
                        {"predicted_alone_ms", alone_total * 1e3},
                        {"predicted_copies_ms", copies_total * 1e3},
+                       {"predicted_uncalibrated_ms", uncalibrated * 1e3},
                        {"ops", nlohmann::json::array()},
                        {"copies", nlohmann::json::array()}};
     for (const OpPrediction& p : ops) {
       nlohmann::json op{{"workload", p.task.workload.key()}, {"count", p.task.count},
                         {"provider", p.config.provider},     {"source", p.source},
                         {"config", p.config.knobs},          {"predicted_ms", p.predicted_s * 1e3},
-                        {"chained_share", p.chained_share},  {"predicted_alone_ms", p.alone_s * 1e3}};
+                        {"chained_share", p.chained_share},  {"predicted_alone_ms", p.alone_s * 1e3},
+                        {"class", p.calibration_class}};
+      if (calibration) {
+        op["calibration_factor"] = p.calibration_factor;
+        op["predicted_uncalibrated_ms"] = p.predicted_s / p.calibration_factor * 1e3;
+      }
       if (p.measured_s) op["measured_ms"] = *p.measured_s * 1e3;
       out["ops"].push_back(op);
     }
     for (const CopyPrediction& c : copies) {
       nlohmann::json copy{{"op", c.op},           {"count", c.nodes.size()}, {"bytes", c.bytes},
                           {"threads", c.threads}, {"nodes", c.nodes},        {"predicted_ms", c.predicted_s * 1e3}};
+      if (calibration) {
+        copy["calibration_factor"] = c.calibration_factor;
+        copy["predicted_uncalibrated_ms"] = c.predicted_s / c.calibration_factor * 1e3;
+      }
       if (c.measured_s) copy["measured_ms"] = *c.measured_s * 1e3;
       out["copies"].push_back(copy);
     }
+    if (calibration)
+      out["calibration"] = {
+          {"file", o.calibration}, {"overhead", calibration->overhead()}, {"models", calibration->models()}};
     if (run) {
       out["measured_ms"] = run_p50_s * 1e3;
       out["measured_kernels_ms"] = measured_total * 1e3;
@@ -349,9 +406,13 @@ void run_predict(const PredictOptions& o) {
   if (clock_scale != 1)
     std::printf("clock: %.0f MHz described, %.0f MHz here: predictions scaled by %.3f (--no-clock-scale: not)\n\n",
                 device.clock_mhz, here_clock_mhz, clock_scale);
+  if (calibration)
+    std::printf("calibration: %s (fitted on %zu runs here), graph overhead %.3f; uncalibrated total %.3f ms\n\n",
+                o.calibration.c_str(), calibration->models().size(), calibration->overhead(), uncalibrated * 1e3);
   std::vector<Table::Column> columns = {{"#", Align::kRight}, {"op"},         {"count", Align::kRight}, {"provider"},
                                  {"config"},           {"chained", Align::kRight}, {"ms each", Align::kRight}, {"ms total", Align::kRight},
                                  {"share", Align::kRight}};
+  if (calibration) columns.insert(columns.begin() + 6, {"calibration", Align::kRight});
   if (run) {
     columns.push_back({"measured ms", Align::kRight});
     columns.push_back({"error", Align::kRight});
@@ -365,6 +426,7 @@ void run_predict(const PredictOptions& o) {
                                     fmt::format("{:.3f}", p.predicted_s * 1e3),
                                     fmt::format("{:.3f}", p.predicted_s * 1e3 * static_cast<double>(p.task.count)),
                                     fmt::format("{:.1f}%", 100 * p.predicted_s * static_cast<double>(p.task.count) / total)};
+    if (calibration) row.insert(row.begin() + 6, fmt::format("{} x{:.2f}", p.calibration_class, p.calibration_factor));
     if (run)
       row.insert(row.end(), {p.measured_s ? fmt::format("{:.3f}", *p.measured_s * 1e3) : "-",
                              p.measured_s ? fmt::format("{:+.1f}%", 100 * (p.predicted_s - *p.measured_s) / *p.measured_s)
@@ -384,6 +446,8 @@ void run_predict(const PredictOptions& o) {
                                     fmt::format("{:.3f}", c.predicted_s * 1e3),
                                     fmt::format("{:.3f}", c.predicted_s * 1e3 * n),
                                     fmt::format("{:.1f}%", 100 * c.predicted_s * n / total)};
+    if (calibration)
+      row.insert(row.begin() + 6, fmt::format("{} x{:.2f}", costmodel::copy_class(c.op), c.calibration_factor));
     if (run)
       row.insert(
           row.end(),
@@ -392,6 +456,7 @@ void run_predict(const PredictOptions& o) {
     table.add_row(row);
   }
   std::vector<std::string> footer = {"", "total", "", "", "", "", "", fmt::format("{:.3f}", total * 1e3), "100.0%"};
+  if (calibration) footer.insert(footer.begin() + 6, fmt::format("overhead x{:.2f}", calibration->overhead()));
   if (run)
     footer.insert(footer.end(), {fmt::format("{:.3f}", run_p50_s * 1e3),
                                  fmt::format("{:+.1f}%", 100 * (total - run_p50_s) / run_p50_s)});
@@ -426,13 +491,19 @@ void register_predict_command(CLI::App& app) {
                 "on this machine: scale predictions by the described device's clock over this machine's, where "
                 "they differ (one device key covers hosts of one CPU model at different clocks)")
       ->capture_default_str();
+  cmd->add_option("--calibration", o.calibration,
+                  "a graph calibration of this device and cost model (`tensorperf calibrate -o FILE`): each "
+                  "operator's prediction times its class's factor, the total times the graph overhead")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--repeat", o.repeat, "with --compare: whole runs timed")->capture_default_str()->check(positive());
   cmd->add_flag(
       "--json", o.json,
       "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
-      "measured), device_features, cost_model, clock_scale, predicted_ms, predicted_alone_ms, predicted_copies_ms, "
-      "ops: [{workload, count, provider, source, config, predicted_ms, chained_share, predicted_alone_ms, "
-      "measured_ms?}], copies: [{op, count, bytes, threads, nodes, predicted_ms, measured_ms?}], measured_ms?, "
+      "measured), device_features, cost_model, cost_model_id, clock_scale, predicted_ms, predicted_alone_ms, "
+      "predicted_copies_ms, predicted_uncalibrated_ms, ops: [{workload, count, provider, source, config, "
+      "predicted_ms, chained_share, predicted_alone_ms, class, calibration_factor?, predicted_uncalibrated_ms?, "
+      "measured_ms?}], copies: [{op, count, bytes, threads, nodes, predicted_ms, calibration_factor?, "
+      "predicted_uncalibrated_ms?, measured_ms?}], calibration?: {file, overhead, models}, measured_ms?, "
       "measured_kernels_ms?, measured_copies_ms?, error?}");
   cmd->callback([cmd] {
     o.devices_given = cmd->count("--devices") > 0;

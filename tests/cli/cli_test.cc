@@ -613,6 +613,69 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
       EXPECT_EQ(op["config"], default_knobs) << op.dump();
     }
   }
+  // A graph calibration from the two comparisons: per class, the run's time over the prediction.
+  std::ofstream(dir / "cmp1.json") << p.out;
+  std::ofstream(dir / "cmp2.json") << ps.out;
+  const std::string cal = (dir / "cal.json").string();
+  CmdResult c = tensorperf("calibrate " + (dir / "cmp1.json").string() + " " + (dir / "cmp2.json").string() + " -o " +
+                           cal + " --json");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const nlohmann::json cj = nlohmann::json::parse(c.out);
+  EXPECT_EQ(cj["device"], pj["device"]);
+  EXPECT_EQ(cj["cost_model_id"], pj["cost_model_id"]);
+  {
+    // "all": of each run's kernels measured over predicted, the one of the run with the larger share of
+    // the two runs' kernel time at or below it (the median weighted by time).
+    auto ratio = [](const nlohmann::json& r) {
+      double measured = 0, predicted = 0;
+      for (const auto& op : r["ops"]) {
+        measured += op["measured_ms"].get<double>() * op["count"].get<double>();
+        predicted += op["predicted_ms"].get<double>() * op["count"].get<double>();
+      }
+      return std::pair<double, double>{measured / predicted, measured};
+    };
+    auto [lo, hi] = std::minmax(ratio(pj), ratio(psj));
+    const double expected = lo.second >= 0.5 * (lo.second + hi.second) ? lo.first : hi.first;
+    EXPECT_NEAR(cj["factors"]["all"]["factor"].get<double>(), expected, 1e-6);
+    EXPECT_EQ(cj["factors"]["all"]["models"], 2);
+  }
+  CmdResult plain =
+      tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model + " --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  CmdResult calibrated = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model +
+                                    " --calibration " + cal + " --json");
+  ASSERT_EQ(calibrated.exit_code, 0) << calibrated.err;
+  {
+    const nlohmann::json pl = nlohmann::json::parse(plain.out), ca = nlohmann::json::parse(calibrated.out);
+    EXPECT_NEAR(ca["predicted_uncalibrated_ms"].get<double>(), pl["predicted_ms"].get<double>(), 1e-9);
+    double sum = 0;
+    for (size_t i = 0; i < ca["ops"].size(); ++i) {
+      const auto& op = ca["ops"][i];
+      EXPECT_NEAR(op["predicted_uncalibrated_ms"].get<double>(), pl["ops"][i]["predicted_ms"].get<double>(), 1e-12);
+      EXPECT_NEAR(op["predicted_ms"].get<double>(),
+                  op["predicted_uncalibrated_ms"].get<double>() * op["calibration_factor"].get<double>(), 1e-12);
+      sum += op["predicted_ms"].get<double>() * op["count"].get<double>();
+    }
+    for (const auto& copy : ca["copies"]) sum += copy["predicted_ms"].get<double>() * copy["count"].get<double>();
+    EXPECT_NEAR(ca["predicted_ms"].get<double>(), ca["calibration"]["overhead"].get<double>() * sum, 1e-9);
+    EXPECT_NE(ca["predicted_ms"], pl["predicted_ms"]);
+  }
+  // A prediction without a run cannot calibrate; a calibration of another device or cost model is refused.
+  std::ofstream(dir / "norun.json") << plain.out;
+  CmdResult norun = tensorperf("calibrate " + (dir / "norun.json").string());
+  EXPECT_EQ(norun.exit_code, 1);
+  EXPECT_EQ(lines(norun.err), 1) << norun.err;
+  EXPECT_NE(norun.err.find("--compare"), std::string::npos) << norun.err;
+  for (const char* field : {"device", "cost_model_id"}) {
+    nlohmann::json other = cj;
+    other[field] = "another";
+    std::ofstream(dir / "cal_other.json") << other.dump();
+    CmdResult r = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model +
+                             " --calibration " + (dir / "cal_other.json").string());
+    EXPECT_EQ(r.exit_code, 2) << field;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("calibrate"), std::string::npos) << r.err;
+  }
   CmdResult no_model = tensorperf("predict --model squeezenet1_1 --cost-model " + (dir / "none.json").string());
   EXPECT_NE(no_model.exit_code, 0);
   EXPECT_EQ(lines(no_model.err), 1) << no_model.err;

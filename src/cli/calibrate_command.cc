@@ -1,0 +1,80 @@
+// `tensorperf calibrate`: fits a device's graph calibration (costmodel/graph_calibration.h) from
+// `tensorperf predict --compare --json` outputs of some models run on it: per class of operator, how
+// much slower the run's kernels were than predicted; `predict --calibration FILE` applies it to the
+// predictions of other models.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/read_file.h"
+#include "cli/command.h"
+#include "cli/exit.h"
+#include "cli/table.h"
+#include "cli/validators.h"
+#include "costmodel/graph_calibration.h"
+
+namespace tensorperf::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::vector<std::string> files;
+  std::string output;
+  int min_models = 2;
+  bool json = false;
+};
+
+void run_calibrate(const CalibrateOptions& o) {
+  std::vector<costmodel::GraphComparison> comparisons;
+  for (const std::string& f : o.files) {
+    nlohmann::json j = nlohmann::json::parse(check(read_file(f)), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded())
+      throw CommandFailed(f + " is not JSON (expected the output of `tensorperf predict --compare --json`)");
+    comparisons.push_back(check(costmodel::comparison_from_predict_json(j, f)));
+  }
+  const costmodel::GraphCalibration cal = check(costmodel::GraphCalibration::fit(comparisons, o.min_models));
+  if (!o.output.empty()) check(cal.save(o.output));
+  if (o.json) {
+    std::puts(cal.to_json().dump(2).c_str());
+    return;
+  }
+  std::printf("graph calibration of %s from %zu runs (%s)\n\n", cal.device().c_str(), comparisons.size(),
+              fmt::format("{}", fmt::join(cal.models(), ", ")).c_str());
+  Table table({{"class"}, {"run / predicted", Align::kRight}, {"models", Align::kRight}, {"instances", Align::kRight}});
+  for (const auto& [cls, f] : cal.factors())
+    table.add_row({cls, fmt::format("{:.3f}", f.factor), std::to_string(f.models), std::to_string(f.instances)});
+  table.print();
+  std::printf("\ngraph overhead (whole run / its kernels and copies): %.3f\n", cal.overhead());
+  std::printf(
+      "classes in fewer than %d runs fall back to a broader class (chained -> alone, pool -> elementwise, "
+      "depthwise -> conv, then all)\n",
+      o.min_models);
+  if (!o.output.empty())
+    std::printf("written to %s (tensorperf predict --calibration %s)\n", o.output.c_str(), o.output.c_str());
+}
+
+}  // namespace
+
+void register_calibrate_command(CLI::App& app) {
+  static CalibrateOptions o;
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "fit a device's graph calibration from `tensorperf predict --compare --json` outputs: per class of operator, "
+      "the run's time over the prediction (predict --calibration applies it to other models)");
+  cmd->add_option("files", o.files,
+                  "outputs of `tensorperf predict --model M --compare --json` on this device, one cost model")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", o.output, "write the calibration to FILE (JSON)");
+  cmd->add_option("--min-models", o.min_models, "runs a class needs for a factor of its own (else a broader class's)")
+      ->capture_default_str()
+      ->check(positive());
+  cmd->add_flag("--json", o.json,
+                "print the calibration {format, version, device, cost_model_id, overhead, factors: {class: {factor, "
+                "models, instances}}, models}");
+  cmd->callback([] { run_calibrate(o); });
+}
+
+}  // namespace tensorperf::cli

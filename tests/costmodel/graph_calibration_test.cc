@@ -1,0 +1,184 @@
+#include "costmodel/graph_calibration.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace tensorperf::costmodel {
+namespace {
+
+const char* kConv =
+    "conv2d|float32[1,64,56,56];float32[64,64,3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];strides=[1,1]|bias+relu";
+const char* kDepthwise =
+    "conv2d|float32[1,32,112,112];float32[32,1,3,3]|dilations=[1,1];groups=32;pads=[1,1,1,1];strides=[1,1]|bias+relu";
+const char* kAdd = "add|float32[1,64,56,56];float32[1,64,56,56]||";
+const char* kPool =
+    "max_pool2d|float32[1,64,112,112]|ceil_mode=0;dilations=[1,1];kernel=[3,3];pads=[1,1,1,1];strides=[2,2]|";
+const char* kDense = "dense|float32[1,512];float32[1000,512]||bias";
+
+nlohmann::json op(const char* workload, int64_t count, double predicted_ms, double measured_ms, double chained = 0) {
+  return {{"workload", workload},       {"count", count},           {"predicted_ms", predicted_ms},
+          {"measured_ms", measured_ms}, {"chained_share", chained}, {"provider", "onednn"}};
+}
+
+// A `predict --compare --json` output: the whole run takes `overhead` times its kernels' sum.
+nlohmann::json comparison(const std::string& model, std::vector<nlohmann::json> ops, double overhead = 1.0,
+                          const std::string& device = "dev", const std::string& id = "m1") {
+  double kernels = 0;
+  for (const auto& o : ops) kernels += o["measured_ms"].get<double>() * o["count"].get<double>();
+  return {{"model", model},
+          {"batch", 1},
+          {"device", device},
+          {"cost_model_id", id},
+          {"ops", ops},
+          {"copies", nlohmann::json::array()},
+          {"measured_ms", kernels * overhead},
+          {"predicted_ms", 1.0}};
+}
+
+GraphComparison parse(const nlohmann::json& j) {
+  auto c = comparison_from_predict_json(j, "test.json");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return *c;
+}
+
+TEST(GraphCalibration, ClassesFollowTheOperatorItsChainAndItsLength) {
+  auto w = [](const char* key) { return *ir::parse_workload_key(key); };
+  EXPECT_EQ(calibration_class(w(kConv), 0, 0.5e-3), "conv 0.1-1ms");
+  EXPECT_EQ(calibration_class(w(kConv), 1, 0.5e-3), "conv:chained 0.1-1ms");
+  EXPECT_EQ(calibration_class(w(kConv), 0.4, 2e-3), "conv 1-10ms");
+  EXPECT_EQ(calibration_class(w(kDepthwise), 0.5, 20e-6), "depthwise:chained 10-100us");
+  EXPECT_EQ(calibration_class(w(kAdd), 0, 5e-6), "elementwise <10us");
+  EXPECT_EQ(calibration_class(w(kPool), 1, 0.1), "pool:chained >10ms");
+  EXPECT_EQ(calibration_class(w(kDense), 0, 1e-3), "dense 1-10ms");
+  EXPECT_EQ(calibration_fallbacks("pool:chained 1-10ms"),
+            (std::vector<std::string>{"pool:chained 1-10ms", "pool:chained", "pool", "elementwise", "all"}));
+  EXPECT_EQ(calibration_fallbacks("depthwise"), (std::vector<std::string>{"depthwise", "conv", "all"}));
+  EXPECT_EQ(copy_class("concat"), "copy concat");
+  EXPECT_EQ(calibration_fallbacks("copy concat"), (std::vector<std::string>{"copy concat", "copy"}));
+}
+
+TEST(GraphCalibration, RecoversKnownPerClassFactors) {
+  // Chained convolutions (1 ms each) run 1.2x their prediction in every run; element-wise ops
+  // (0.1-0.4 ms) 1.5x, but 3x in run b, where they take little time. Whole runs 1.05x their kernels.
+  std::vector<GraphComparison> cs = {
+      parse(comparison("a", {op(kConv, 4, 1.0, 1.2, 1), op(kAdd, 2, 0.1, 0.15)}, 1.05)),
+      parse(comparison("b", {op(kConv, 1, 1.0, 1.2, 1), op(kAdd, 1, 0.1, 0.3)}, 1.05)),
+      parse(comparison("c", {op(kConv, 2, 1.0, 1.2, 1), op(kAdd, 3, 0.4, 0.6), op(kDense, 1, 2.0, 1.0)}, 1.05)),
+  };
+  auto cal = GraphCalibration::fit(cs, 2);
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  EXPECT_NEAR(cal->factor("conv:chained 1-10ms"), 1.2, 1e-9);
+  EXPECT_EQ(cal->factor_source("conv:chained 1-10ms"), "conv:chained 1-10ms");
+  EXPECT_NEAR(cal->factor("elementwise 0.1-1ms"), 1.5, 1e-9);
+  EXPECT_NEAR(cal->overhead(), 1.05, 1e-9);
+  EXPECT_EQ(cal->factors().at("conv:chained 1-10ms").models, 3);
+  EXPECT_EQ(cal->factors().at("conv:chained 1-10ms").instances, 7);
+  // Another length of chained convolution: the chained convolutions of every length.
+  EXPECT_EQ(cal->factor_source("conv:chained 10-100us"), "conv:chained");
+  EXPECT_NEAR(cal->factor("conv:chained 10-100us"), 1.2, 1e-9);
+  // dense is in one run only: below --min-models, it falls back to every kernel's factor.
+  EXPECT_EQ(cal->factors().count("dense 1-10ms"), 0u);
+  EXPECT_EQ(cal->factor_source("dense 1-10ms"), "all");
+  // A pool falls back to element-wise ops (of every length); an unchained convolution to every kernel.
+  EXPECT_EQ(cal->factor_source("pool 0.1-1ms"), "elementwise");
+  EXPECT_EQ(cal->factor_source("conv 1-10ms"), "all");
+  EXPECT_NEAR(cal->factor("conv 1-10ms"), cal->factors().at("all").factor, 1e-12);
+  // No copies were timed: a copy keeps its prediction.
+  EXPECT_EQ(cal->factor(copy_class("concat")), 1.0);
+  // With one run enough, dense has its own.
+  auto loose = GraphCalibration::fit(cs, 1);
+  ASSERT_TRUE(loose.ok());
+  EXPECT_NEAR(loose->factor("dense 1-10ms"), 0.5, 1e-9);
+}
+
+TEST(GraphCalibration, RunsCountByTheirTimeInTheClass) {
+  // Element-wise ops: 1.1x in a run where they take 11 ms, 2x in two runs where they take 0.2 ms.
+  // The plain median would say 2x; weighted by time, 1.1x.
+  auto cal = GraphCalibration::fit({parse(comparison("a", {op(kAdd, 10, 0.5, 0.55)})),  // 0.1-1ms
+                                    parse(comparison("b", {op(kAdd, 1, 0.1, 0.2)})),
+                                    parse(comparison("c", {op(kAdd, 1, 0.1, 0.2)}))});
+  ASSERT_TRUE(cal.ok());
+  EXPECT_NEAR(cal->factor("elementwise 0.1-1ms"), 1.1, 1e-9);
+  EXPECT_NEAR(cal->factor("all"), 1.1, 1e-9);
+}
+
+TEST(GraphCalibration, CopiesHaveFactorsPerOpAndStayOutOfTheKernels) {
+  auto with_copies = [](const std::string& model, double transpose_ms) {
+    nlohmann::json j = comparison(model, {op(kConv, 1, 1.0, 1.0)});
+    j["copies"] = {{{"op", "concat"}, {"count", 2}, {"predicted_ms", 0.2}, {"measured_ms", 0.1}},
+                   {{"op", "transpose"}, {"count", 1}, {"predicted_ms", 1.0}, {"measured_ms", transpose_ms}},
+                   // A concat the run placed in its output: nothing timed, nothing learned.
+                   {{"op", "concat"}, {"count", 1}, {"predicted_ms", 5.0}, {"measured_ms", 0.0}}};
+    j["measured_ms"] = 1.0 + 0.2 + transpose_ms;
+    return j;
+  };
+  auto cal = GraphCalibration::fit({parse(with_copies("a", 1.2)), parse(with_copies("b", 1.2))});
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  EXPECT_NEAR(cal->factor(copy_class("concat")), 0.5, 1e-9);
+  EXPECT_NEAR(cal->factor(copy_class("transpose")), 1.2, 1e-9);
+  EXPECT_EQ(cal->factor_source(copy_class("slice")), "copy");
+  EXPECT_NEAR(cal->factor("all"), 1.0, 1e-9);  // the kernels only
+  EXPECT_NEAR(cal->overhead(), 1.0, 1e-9);
+}
+
+TEST(GraphCalibration, APredictionMadeWithACalibrationIsRefittedFromItsUncalibratedFigures) {
+  nlohmann::json a = comparison("a", {op(kConv, 1, 1.0, 1.3)});
+  a["ops"][0]["predicted_uncalibrated_ms"] = 1.0;
+  a["ops"][0]["predicted_ms"] = 1.3;  // already calibrated
+  nlohmann::json b = comparison("b", {op(kConv, 1, 2.0, 2.6)});
+  auto cal = GraphCalibration::fit({parse(a), parse(b)}, 2);
+  ASSERT_TRUE(cal.ok());
+  EXPECT_NEAR(cal->factor("conv"), 1.3, 1e-9);
+}
+
+TEST(GraphCalibration, SaveLoadRoundTripGivesTheSameFactors) {
+  auto cal = GraphCalibration::fit({parse(comparison("a", {op(kConv, 2, 1.0, 1.1), op(kAdd, 1, 0.1, 0.2)}, 1.1)),
+                                    parse(comparison("b", {op(kConv, 1, 1.0, 1.3), op(kAdd, 1, 0.1, 0.3)}, 1.2))});
+  ASSERT_TRUE(cal.ok());
+  const std::string path = (std::filesystem::temp_directory_path() / "tp_graph_calibration_test.json").string();
+  ASSERT_TRUE(cal->save(path).ok());
+  auto back = GraphCalibration::load(path);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  for (const char* cls : {"conv", "elementwise", "all", "pool:chained", "dense"})
+    EXPECT_DOUBLE_EQ(back->factor(cls), cal->factor(cls)) << cls;
+  EXPECT_DOUBLE_EQ(back->overhead(), cal->overhead());
+  EXPECT_EQ(back->device(), "dev");
+  EXPECT_EQ(back->cost_model_id(), "m1");
+  EXPECT_EQ(back->models(), (std::vector<std::string>{"a b1", "b b1"}));
+  // Another version is refused with a message that says what to do.
+  nlohmann::json j = cal->to_json();
+  j["version"] = 99;
+  std::ofstream(path) << j.dump();
+  auto old = GraphCalibration::load(path);
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(old.status().message().find("calibrate again"), std::string::npos) << old.status().message();
+  std::ofstream(path) << "{\"format\": \"tensorperf-cost-model\"}";
+  EXPECT_FALSE(GraphCalibration::load(path).ok());
+  std::filesystem::remove(path);
+}
+
+TEST(GraphCalibration, MixedDevicesOrCostModelsAndRunlessPredictionsAreRefused) {
+  auto mixed_device = GraphCalibration::fit(
+      {parse(comparison("a", {op(kConv, 1, 1, 1)})), parse(comparison("b", {op(kConv, 1, 1, 1)}, 1, "other"))});
+  ASSERT_FALSE(mixed_device.ok());
+  EXPECT_NE(mixed_device.status().message().find("one device"), std::string::npos);
+  auto mixed_model = GraphCalibration::fit(
+      {parse(comparison("a", {op(kConv, 1, 1, 1)})), parse(comparison("b", {op(kConv, 1, 1, 1)}, 1, "dev", "m2"))});
+  ASSERT_FALSE(mixed_model.ok());
+  EXPECT_NE(mixed_model.status().message().find("different cost models"), std::string::npos);
+  EXPECT_FALSE(GraphCalibration::fit({}).ok());
+
+  nlohmann::json predicted_only = comparison("a", {op(kConv, 1, 1, 1)});
+  predicted_only.erase("measured_ms");
+  auto c = comparison_from_predict_json(predicted_only, "p.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("p.json"), std::string::npos);
+  EXPECT_NE(c.status().message().find("--compare"), std::string::npos);
+  nlohmann::json bad_key = comparison("a", {op("conv2d|nonsense", 1, 1, 1)});
+  EXPECT_FALSE(comparison_from_predict_json(bad_key, "k.json").ok());
+}
+
+}  // namespace
+}  // namespace tensorperf::costmodel
