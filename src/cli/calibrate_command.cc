@@ -48,8 +48,8 @@ void run_calibrate(const CalibrateOptions& o) {
   table.print();
   std::printf("\ngraph overhead (whole run / its kernels and copies): %.3f\n", cal.overhead());
   std::printf(
-      "classes in fewer than %d runs fall back to a broader class (chained -> alone, pool -> elementwise, "
-      "depthwise -> conv, then all)\n",
+      "classes in fewer than %d runs fall back to a broader class (one length -> every length, chained -> "
+      "alone, pool -> elementwise, depthwise -> conv, then all; a copy -> every copy)\n",
       o.min_models);
   if (!o.output.empty())
     std::printf("written to %s (tensorperf predict --calibration %s)\n", o.output.c_str(), o.output.c_str());
