@@ -115,7 +115,7 @@ class Peer:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", default="build")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--models", default="resnet18,resnet50,inception_v3,squeezenet1_1,mobilenet_v2")
     ap.add_argument("--batches", default="1,16")
     ap.add_argument("--threads", type=int, default=2)

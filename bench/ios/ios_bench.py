@@ -148,7 +148,7 @@ def ort_times(a, model, batch):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", default="build")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--models", default="inception_v3,randwire,nasnet_a_mobile,squeezenet1_1")
     ap.add_argument("--batches", default="1,16")
     ap.add_argument("--threads", type=int, default=2)
