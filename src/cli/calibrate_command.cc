@@ -1,7 +1,7 @@
 // `tensorperf calibrate`: fits a device's graph calibration (costmodel/graph_calibration.h) from
-// `tensorperf predict --compare --json` outputs of some models run on it: per class of operator, how
-// much slower the run's kernels were than predicted; `predict --calibration FILE` applies it to the
-// predictions of other models.
+// `tensorperf predict --compare --json` outputs of some models run on it: per class of operator, an
+// instance's time in the run as a factor times its prediction plus a fixed added time;
+// `predict --calibration FILE` applies it to the predictions of other models.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -42,14 +42,21 @@ void run_calibrate(const CalibrateOptions& o) {
   }
   std::printf("graph calibration of %s from %zu runs (%s)\n\n", cal.device().c_str(), comparisons.size(),
               fmt::format("{}", fmt::join(cal.models(), ", ")).c_str());
-  Table table({{"class"}, {"run / predicted", Align::kRight}, {"models", Align::kRight}, {"instances", Align::kRight}});
-  for (const auto& [cls, f] : cal.factors())
-    table.add_row({cls, fmt::format("{:.3f}", f.factor), std::to_string(f.models), std::to_string(f.instances)});
+  Table table({{"class"},
+               {"factor", Align::kRight},
+               {"added us", Align::kRight},
+               {"runs", Align::kRight},
+               {"instances", Align::kRight}});
+  for (const auto& [cls, f] : cal.fits())
+    table.add_row({cls, fmt::format("{:.3f}", f.factor), fmt::format("{:.1f}", f.added_s * 1e6),
+                   std::to_string(f.models), std::to_string(f.instances)});
   table.print();
-  std::printf("\ngraph overhead (whole run / its kernels and copies): %.3f\n", cal.overhead());
+  std::printf("\nan instance's time in a graph: factor x its prediction + added; graph overhead (whole run / its "
+              "kernels and copies): %.3f\n",
+              cal.overhead());
   std::printf(
-      "classes in fewer than %d runs fall back to a broader class (one length -> every length, chained -> "
-      "alone, pool -> elementwise, depthwise -> conv, then all; a copy -> every copy)\n",
+      "classes in fewer than %d runs fall back to a broader class (chained -> alone, pool -> elementwise, "
+      "depthwise -> conv, then all; a copy op -> every copy)\n",
       o.min_models);
   if (!o.output.empty())
     std::printf("written to %s (tensorperf predict --calibration %s)\n", o.output.c_str(), o.output.c_str());
@@ -62,7 +69,8 @@ void register_calibrate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "calibrate",
       "fit a device's graph calibration from `tensorperf predict --compare --json` outputs: per class of operator, "
-      "the run's time over the prediction (predict --calibration applies it to other models)");
+      "an instance's time in a run as factor x prediction + added time (predict --calibration applies it to other "
+      "models)");
   cmd->add_option("files", o.files,
                   "outputs of `tensorperf predict --model M --compare --json` on this device, one cost model")
       ->required()
@@ -72,8 +80,8 @@ void register_calibrate_command(CLI::App& app) {
       ->capture_default_str()
       ->check(positive());
   cmd->add_flag("--json", o.json,
-                "print the calibration {format, version, device, cost_model_id, overhead, factors: {class: {factor, "
-                "models, instances}}, models}");
+                "print the calibration {format, version, device, cost_model_id, overhead, fits: {class: {factor, "
+                "added_s, models, instances}}, models}");
   cmd->callback([] { run_calibrate(o); });
 }
 

@@ -15,9 +15,9 @@
 // The layout ops the executor runs as copies (channels-last concats, concats it cannot place in
 // their output, transposes; runtime/layout_copies.h) are predicted from the device's measured
 // bandwidth and listed beside the kernels.
-// `--calibration FILE` scales each operator's prediction by its class's factor in a graph
-// calibration of the device (costmodel/graph_calibration.h, `tensorperf calibrate`), and the total
-// by the calibration's overhead.
+// `--calibration FILE` applies a graph calibration of the device (costmodel/graph_calibration.h,
+// `tensorperf calibrate`): each instance's prediction becomes its class's factor times it plus the
+// class's added time, and the total is multiplied by the calibration's overhead.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -80,7 +80,8 @@ struct OpPrediction {
   double chained_share = 0;  // the instances' mean share run chained (both ends 1, one end 0.5)
   double alone_s = 0;        // the prediction with every instance run alone (no chains)
   std::string calibration_class;
-  double calibration_factor = 1;  // predicted_s includes it
+  costmodel::CalibrationFit calibration;  // predicted_s includes it
+  double uncalibrated_s = 0;
 };
 
 // Layout copies of one op kind, size and thread count (runtime/layout_copies.h).
@@ -91,7 +92,8 @@ struct CopyPrediction {
   std::vector<std::string> nodes;
   double predicted_s = 0;            // each
   std::optional<double> measured_s;  // each, with --compare
-  double calibration_factor = 1;     // predicted_s includes it
+  costmodel::CalibrationFit calibration;  // predicted_s includes it
+  double uncalibrated_s = 0;
 };
 
 void run_predict(const PredictOptions& o) {
@@ -283,7 +285,7 @@ void run_predict(const PredictOptions& o) {
       const std::tuple<std::string, int64_t, int> key{std::string(ir::op_name(n.op)), c.bytes, threads};
       auto [it, added] = copy_of.emplace(key, copies.size());
       if (added) {
-        copies.push_back({std::get<0>(key), c.bytes, threads, {}, 0, std::nullopt});
+        copies.push_back({std::get<0>(key), c.bytes, threads, {}, 0, std::nullopt, {}, 0});
         copies.back().predicted_s = clock_scale * runtime::copy_seconds(c.bytes, device.mem_bandwidth_gbs);
       }
       copies[it->second].nodes.push_back(n.name);
@@ -320,18 +322,22 @@ void run_predict(const PredictOptions& o) {
   // Classes, and the calibration's factors: the sums above are the uncalibrated prediction.
   double uncalibrated = 0;
   for (OpPrediction& p : ops) {
-    p.calibration_class = costmodel::calibration_class(p.task.workload, p.chained_share, p.predicted_s);
+    p.calibration_class = costmodel::calibration_class(p.task.workload, p.chained_share);
+    p.uncalibrated_s = p.predicted_s;
     uncalibrated += p.predicted_s * static_cast<double>(p.task.count);
   }
-  for (const CopyPrediction& c : copies) uncalibrated += c.predicted_s * static_cast<double>(c.nodes.size());
+  for (CopyPrediction& c : copies) {
+    c.uncalibrated_s = c.predicted_s;
+    uncalibrated += c.predicted_s * static_cast<double>(c.nodes.size());
+  }
   if (calibration) {
     for (OpPrediction& p : ops) {
-      p.calibration_factor = calibration->factor(p.calibration_class);
-      p.predicted_s *= p.calibration_factor;
+      if (const costmodel::CalibrationFit* f = calibration->fit_for(p.calibration_class)) p.calibration = *f;
+      p.predicted_s = p.calibration.seconds(p.predicted_s);
     }
     for (CopyPrediction& c : copies) {
-      c.calibration_factor = calibration->factor(costmodel::copy_class(c.op));
-      c.predicted_s *= c.calibration_factor;
+      if (const costmodel::CalibrationFit* f = calibration->fit_for(costmodel::copy_class(c.op))) c.calibration = *f;
+      c.predicted_s = c.calibration.seconds(c.predicted_s);
     }
   }
   double total = 0, measured_total = 0, alone_total = 0, copies_total = 0, measured_copies = 0;
@@ -370,8 +376,9 @@ void run_predict(const PredictOptions& o) {
                         {"chained_share", p.chained_share},  {"predicted_alone_ms", p.alone_s * 1e3},
                         {"class", p.calibration_class}};
       if (calibration) {
-        op["calibration_factor"] = p.calibration_factor;
-        op["predicted_uncalibrated_ms"] = p.predicted_s / p.calibration_factor * 1e3;
+        op["calibration_factor"] = p.calibration.factor;
+        op["calibration_added_ms"] = p.calibration.added_s * 1e3;
+        op["predicted_uncalibrated_ms"] = p.uncalibrated_s * 1e3;
       }
       if (p.measured_s) op["measured_ms"] = *p.measured_s * 1e3;
       out["ops"].push_back(op);
@@ -380,8 +387,9 @@ void run_predict(const PredictOptions& o) {
       nlohmann::json copy{{"op", c.op},           {"count", c.nodes.size()}, {"bytes", c.bytes},
                           {"threads", c.threads}, {"nodes", c.nodes},        {"predicted_ms", c.predicted_s * 1e3}};
       if (calibration) {
-        copy["calibration_factor"] = c.calibration_factor;
-        copy["predicted_uncalibrated_ms"] = c.predicted_s / c.calibration_factor * 1e3;
+        copy["calibration_factor"] = c.calibration.factor;
+        copy["calibration_added_ms"] = c.calibration.added_s * 1e3;
+        copy["predicted_uncalibrated_ms"] = c.uncalibrated_s * 1e3;
       }
       if (c.measured_s) copy["measured_ms"] = *c.measured_s * 1e3;
       out["copies"].push_back(copy);
@@ -426,7 +434,9 @@ void run_predict(const PredictOptions& o) {
                                     fmt::format("{:.3f}", p.predicted_s * 1e3),
                                     fmt::format("{:.3f}", p.predicted_s * 1e3 * static_cast<double>(p.task.count)),
                                     fmt::format("{:.1f}%", 100 * p.predicted_s * static_cast<double>(p.task.count) / total)};
-    if (calibration) row.insert(row.begin() + 6, fmt::format("{} x{:.2f}", p.calibration_class, p.calibration_factor));
+    if (calibration)
+      row.insert(row.begin() + 6, fmt::format("{} x{:.2f} +{:.0f}us", p.calibration_class, p.calibration.factor,
+                                              p.calibration.added_s * 1e6));
     if (run)
       row.insert(row.end(), {p.measured_s ? fmt::format("{:.3f}", *p.measured_s * 1e3) : "-",
                              p.measured_s ? fmt::format("{:+.1f}%", 100 * (p.predicted_s - *p.measured_s) / *p.measured_s)
@@ -447,7 +457,8 @@ void run_predict(const PredictOptions& o) {
                                     fmt::format("{:.3f}", c.predicted_s * 1e3 * n),
                                     fmt::format("{:.1f}%", 100 * c.predicted_s * n / total)};
     if (calibration)
-      row.insert(row.begin() + 6, fmt::format("{} x{:.2f}", costmodel::copy_class(c.op), c.calibration_factor));
+      row.insert(row.begin() + 6, fmt::format("{} x{:.2f} +{:.0f}us", costmodel::copy_class(c.op),
+                                              c.calibration.factor, c.calibration.added_s * 1e6));
     if (run)
       row.insert(
           row.end(),
@@ -493,7 +504,8 @@ void register_predict_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--calibration", o.calibration,
                   "a graph calibration of this device and cost model (`tensorperf calibrate -o FILE`): each "
-                  "operator's prediction times its class's factor, the total times the graph overhead")
+                  "instance's prediction times its class's factor plus its added time, the total times the graph "
+                  "overhead")
       ->check(CLI::ExistingFile);
   cmd->add_option("--repeat", o.repeat, "with --compare: whole runs timed")->capture_default_str()->check(positive());
   cmd->add_flag(
@@ -501,8 +513,10 @@ void register_predict_command(CLI::App& app) {
       "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
       "measured), device_features, cost_model, cost_model_id, clock_scale, predicted_ms, predicted_alone_ms, "
       "predicted_copies_ms, predicted_uncalibrated_ms, ops: [{workload, count, provider, source, config, "
-      "predicted_ms, chained_share, predicted_alone_ms, class, calibration_factor?, predicted_uncalibrated_ms?, "
+      "predicted_ms, chained_share, predicted_alone_ms, class, calibration_factor?, calibration_added_ms?, "
+      "predicted_uncalibrated_ms?, "
       "measured_ms?}], copies: [{op, count, bytes, threads, nodes, predicted_ms, calibration_factor?, "
+      "calibration_added_ms?, "
       "predicted_uncalibrated_ms?, measured_ms?}], calibration?: {file, overhead, models}, measured_ms?, "
       "measured_kernels_ms?, measured_copies_ms?, error?}");
   cmd->callback([cmd] {

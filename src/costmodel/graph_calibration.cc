@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "base/atomic_file.h"
 #include "base/median.h"
@@ -9,15 +10,7 @@
 
 namespace tensorperf::costmodel {
 
-std::string time_bucket(double seconds) {
-  if (seconds < 10e-6) return "<10us";
-  if (seconds < 100e-6) return "10-100us";
-  if (seconds < 1e-3) return "0.1-1ms";
-  if (seconds < 10e-3) return "1-10ms";
-  return ">10ms";
-}
-
-std::string calibration_class(const ir::Workload& w, double chained_share, double predicted_s) {
+std::string calibration_class(const ir::Workload& w, double chained_share) {
   std::string cls;
   switch (w.op) {
     case ir::OpKind::kConv2d: {
@@ -40,15 +33,14 @@ std::string calibration_class(const ir::Workload& w, double chained_share, doubl
       cls = "elementwise";  // activations, sums, normalisations, softmax: memory-bound kernels
   }
   if (chained_share >= 0.5) cls += ":chained";
-  return cls + " " + time_bucket(predicted_s);
+  return cls;
 }
 
 std::string copy_class(std::string_view op) { return op.empty() ? "copy" : "copy " + std::string(op); }
 
 std::vector<std::string> calibration_fallbacks(std::string_view cls) {
-  // A class of one length of kernel falls back to the class of every length, a chained operator to
-  // its kind run alone; a pool to element-wise ops, a depthwise convolution to convolutions;
-  // everything to every kernel.
+  // A chained operator falls back to its kind run alone; a pool to element-wise ops, a depthwise
+  // convolution to convolutions; everything to every kernel.
   std::vector<std::string> out{std::string(cls)};
   // Copies are predicted from bandwidth, not by the cost model: a copy op falls back to every copy.
   if (cls.rfind("copy", 0) == 0) {
@@ -56,10 +48,6 @@ std::vector<std::string> calibration_fallbacks(std::string_view cls) {
     return out;
   }
   std::string base(cls);
-  if (auto space = base.find(' '); space != std::string::npos) {
-    base = base.substr(0, space);
-    out.push_back(base);
-  }
   if (auto colon = base.find(':'); colon != std::string::npos) {
     base = base.substr(0, colon);
     out.push_back(base);
@@ -105,27 +93,21 @@ Result<GraphComparison> comparison_from_predict_json(const nlohmann::json& j, co
     auto w = ir::parse_workload_key(op["workload"].get<std::string>());
     if (!w.ok()) return bad("operator " + op["workload"].get<std::string>() + ": " + w.status().message());
     if (!op.contains("measured_ms") || !op["measured_ms"].is_number()) continue;  // not run (should not happen)
-    const double n = static_cast<double>(op["count"].get<int64_t>());
-    GraphComparison::Part& p =
-        c.classes[calibration_class(*w, op.value("chained_share", 0.0), uncalibrated_ms(op) / 1e3)];
-    p.predicted_s += uncalibrated_ms(op) / 1e3 * n;
-    p.measured_s += op["measured_ms"].get<double>() / 1e3 * n;
-    p.instances += op["count"].get<int64_t>();
-    c.measured_parts_s += op["measured_ms"].get<double>() / 1e3 * n;
+    const int64_t n = op["count"].get<int64_t>();
+    const double measured_s = op["measured_ms"].get<double>() / 1e3;
+    c.ops.push_back({calibration_class(*w, op.value("chained_share", 0.0)), uncalibrated_ms(op) / 1e3, measured_s, n});
+    c.measured_parts_s += measured_s * static_cast<double>(n);
   }
   if (j.contains("copies") && j["copies"].is_array())
     for (const nlohmann::json& copy : j["copies"]) {
       if (!copy.is_object() || !copy.contains("measured_ms") || !copy.contains("predicted_ms")) continue;
-      const double n = static_cast<double>(copy.value("count", int64_t{1}));
-      const double measured = copy["measured_ms"].get<double>() / 1e3 * n;
-      if (!(measured > 0)) continue;  // a copy the run placed in its output: nothing timed
-      GraphComparison::Part& p = c.classes[copy_class(copy.value("op", ""))];
-      p.predicted_s += uncalibrated_ms(copy) / 1e3 * n;
-      p.measured_s += measured;
-      p.instances += copy.value("count", int64_t{1});
-      c.measured_parts_s += measured;
+      const int64_t n = copy.value("count", int64_t{1});
+      const double measured_s = copy["measured_ms"].get<double>() / 1e3;
+      if (!(measured_s > 0)) continue;  // a copy the run placed in its output: nothing timed
+      c.ops.push_back({copy_class(copy.value("op", "")), uncalibrated_ms(copy) / 1e3, measured_s, n});
+      c.measured_parts_s += measured_s * static_cast<double>(n);
     }
-  if (c.classes.empty()) return bad("no operator with a run's time");
+  if (c.ops.empty()) return bad("no operator with a run's time");
   return c;
 }
 
@@ -143,73 +125,79 @@ Result<GraphCalibration> GraphCalibration::fit(const std::vector<GraphComparison
                                      " were predicted with different cost models: a calibration is for one");
     cal.models_.push_back(c.model + " b" + std::to_string(c.batch));
   }
-  // Per class, each run's (ratio, the run's time in the class); a class of one length of kernel
-  // counts towards its class of every length too, and every kernel towards "all" (copies aside).
-  std::map<std::string, std::vector<std::pair<double, double>>> ratios;
-  std::map<std::string, int64_t> instances;
+  // Per class, the normal equations of the weighted least squares fit of measured = factor x
+  // predicted + added over its instances, each squared error weighted by count / measured. A copy
+  // op's instances count towards every copy too, a kernel's towards every kernel ("all").
+  struct Sums {
+    double pp = 0, p = 0, one = 0, pm = 0, m = 0;
+    std::set<size_t> runs;
+    int64_t instances = 0;
+  };
+  std::map<std::string, Sums> sums;
   std::vector<double> overheads;
-  for (const GraphComparison& c : comparisons) {
-    std::map<std::string, GraphComparison::Part> sums;
-    for (const auto& [cls, p] : c.classes) {
-      std::vector<std::string> into{cls};
-      if (auto space = cls.find(' '); space != std::string::npos) into.push_back(cls.substr(0, space));
-      if (cls.rfind("copy", 0) != 0) into.push_back("all");
+  for (size_t r = 0; r < comparisons.size(); ++r) {
+    const GraphComparison& c = comparisons[r];
+    for (const GraphComparison::Op& op : c.ops) {
+      if (!(op.predicted_s > 0) || !(op.measured_s > 0) || op.count <= 0) continue;
+      const std::string group = op.cls.rfind("copy", 0) == 0 ? "copy" : "all";
+      std::vector<std::string> into{op.cls};
+      if (op.cls != group) into.push_back(group);
       for (const std::string& k : into) {
-        GraphComparison::Part& s = sums[k];
-        s.predicted_s += p.predicted_s;
-        s.measured_s += p.measured_s;
-        s.instances += p.instances;
+        Sums& s = sums[k];
+        const double w = static_cast<double>(op.count) / op.measured_s;
+        s.pp += w * op.predicted_s * op.predicted_s;
+        s.p += w * op.predicted_s;
+        s.one += w;
+        s.pm += w * op.predicted_s * op.measured_s;
+        s.m += w * op.measured_s;
+        s.runs.insert(r);
+        s.instances += op.count;
       }
-    }
-    for (const auto& [cls, s] : sums) {
-      if (!(s.predicted_s > 0) || !(s.measured_s > 0)) continue;
-      ratios[cls].emplace_back(s.measured_s / s.predicted_s, s.measured_s);
-      instances[cls] += s.instances;
     }
     if (c.measured_parts_s > 0) overheads.push_back(c.measured_s / c.measured_parts_s);
   }
-  // The median weighted by the runs' time in the class: a run that spends 1% of its time in a class
-  // says less about it than one that spends half.
-  for (auto& [cls, r] : ratios) {
-    if (static_cast<int>(r.size()) < min_models) continue;
-    std::sort(r.begin(), r.end());
-    double total = 0, acc = 0;
-    for (const auto& [ratio, weight] : r) total += weight;
-    double factor = r.back().first;
-    for (const auto& [ratio, weight] : r) {
-      acc += weight;
-      if (acc >= 0.5 * total) {
-        factor = ratio;
-        break;
-      }
+  for (const auto& [cls, s] : sums) {
+    if (static_cast<int>(s.runs.size()) < min_models || !(s.pp > 0)) continue;
+    CalibrationFit f;
+    f.models = static_cast<int>(s.runs.size());
+    f.instances = s.instances;
+    const double det = s.pp * s.one - s.p * s.p;
+    if (det > 1e-12 * s.pp * s.one) {
+      f.factor = (s.pm * s.one - s.p * s.m) / det;
+      f.added_s = (s.pp * s.m - s.p * s.pm) / det;
     }
-    cal.factors_[cls] = CalibrationFactor{factor, static_cast<int>(r.size()), instances[cls]};
+    // One length of kernel, or a fit that would take time off every kernel: the factor alone.
+    if (!(det > 1e-12 * s.pp * s.one) || f.added_s < 0 || !(f.factor > 0)) {
+      f.factor = s.pm / s.pp;
+      f.added_s = 0;
+    }
+    cal.fits_[cls] = f;
   }
   if (!overheads.empty() && static_cast<int>(overheads.size()) >= min_models) cal.overhead_ = median(overheads);
   return cal;
 }
 
-std::string GraphCalibration::factor_source(std::string_view cls) const {
+std::string GraphCalibration::fit_source(std::string_view cls) const {
   for (const std::string& c : calibration_fallbacks(cls))
-    if (factors_.count(c)) return c;
+    if (fits_.count(c)) return c;
   return "";
 }
 
-double GraphCalibration::factor(std::string_view cls) const {
-  const std::string c = factor_source(cls);
-  return c.empty() ? 1.0 : factors_.at(c).factor;
+const CalibrationFit* GraphCalibration::fit_for(std::string_view cls) const {
+  const std::string c = fit_source(cls);
+  return c.empty() ? nullptr : &fits_.at(c);
 }
 
 nlohmann::json GraphCalibration::to_json() const {
-  nlohmann::json factors = nlohmann::json::object();
-  for (const auto& [cls, f] : factors_)
-    factors[cls] = {{"factor", f.factor}, {"models", f.models}, {"instances", f.instances}};
+  nlohmann::json fits = nlohmann::json::object();
+  for (const auto& [cls, f] : fits_)
+    fits[cls] = {{"factor", f.factor}, {"added_s", f.added_s}, {"models", f.models}, {"instances", f.instances}};
   return {{"format", "tensorperf-graph-calibration"},
           {"version", kGraphCalibrationVersion},
           {"device", device_},
           {"cost_model_id", cost_model_id_},
           {"overhead", overhead_},
-          {"factors", factors},
+          {"fits", fits},
           {"models", models_}};
 }
 
@@ -227,11 +215,13 @@ Result<GraphCalibration> GraphCalibration::from_json(const nlohmann::json& j, co
     cal.device_ = j.at("device").get<std::string>();
     cal.cost_model_id_ = j.at("cost_model_id").get<std::string>();
     cal.overhead_ = j.at("overhead").get<double>();
-    for (const auto& [cls, f] : j.at("factors").items()) {
-      CalibrationFactor c{f.at("factor").get<double>(), f.at("models").get<int>(), f.at("instances").get<int64_t>()};
-      if (!(c.factor > 0) || !std::isfinite(c.factor))
-        return Status::Corruption(source + ": class " + cls + " has factor " + f.at("factor").dump());
-      cal.factors_[cls] = c;
+    for (const auto& [cls, f] : j.at("fits").items()) {
+      CalibrationFit c{f.at("factor").get<double>(), f.at("added_s").get<double>(), f.at("models").get<int>(),
+                       f.at("instances").get<int64_t>()};
+      if (!(c.factor > 0) || !std::isfinite(c.factor) || !(c.added_s >= 0) || !std::isfinite(c.added_s))
+        return Status::Corruption(source + ": class " + cls + " has factor " + f.at("factor").dump() + " and added_s " +
+                                  f.at("added_s").dump());
+      cal.fits_[cls] = c;
     }
     cal.models_ = j.at("models").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {

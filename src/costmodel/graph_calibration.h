@@ -6,18 +6,18 @@
 // kind of operator (docs/costmodel.md), and no record of the profiler's shows it.
 //
 // A calibration is fitted from `tensorperf predict --compare --json` outputs of some models on one
-// device with one cost model (the per-operator predictions beside the run's per-operator times):
-// per class, the median over those runs of (run's time / predicted time) summed over the run's
-// operators of the class, each run weighted by its time in the class; and the median of what a
-// whole run spends beyond its timed kernels and copies. A class is a kind of operator, whether it
-// runs chained, and the decade of its predicted time per instance (in a graph a short kernel pays
-// more for cold weights and waking threads, relative to its length, than a long one). A class seen
-// in fewer than `min_models` runs falls back to a broader one (every length, then the kind
-// unchained, a pool to element-wise ops, a depthwise convolution to convolutions, then every
-// kernel). `predict
-// --calibration` multiplies each operator's prediction by its class's factor. It is only of use for
-// models it was not fitted on: bench/costmodel/predict_e2e.py fits one per held-out network from
-// the other networks' runs.
+// device with one cost model (the per-operator predictions beside the run's per-operator times).
+// Per class of operator (its kind and whether it runs chained), an instance's time in the run is
+// modelled as `factor` x its prediction + `added_s`: a share more for memory traffic a graph makes
+// that the profiler's repeated runs do not see, and a fixed cost per kernel (threads that wake, the
+// first touch of its weights). Both are fitted by least squares over every instance of the class,
+// each squared error over the instance's measured time (errors weighted between absolute and
+// relative), with `added_s` >= 0. A class seen in fewer than `min_models` runs falls back to a
+// broader one (chained to alone, a pool to element-wise ops, a depthwise convolution to
+// convolutions, then every kernel; a copy op to every copy). And the graph overhead: the median of
+// what a whole run spends beyond its timed kernels and copies. `predict --calibration` applies it.
+// It is only of use for models it was not fitted on: bench/costmodel/predict_e2e.py fits one per
+// held-out network from the other networks' runs.
 #pragma once
 
 #include <map>
@@ -32,15 +32,12 @@
 
 namespace tensorperf::costmodel {
 
-inline constexpr int kGraphCalibrationVersion = 1;
+inline constexpr int kGraphCalibrationVersion = 2;
 
-// The decade of a kernel's time: "<10us", "10-100us", "0.1-1ms", "1-10ms", ">10ms".
-std::string time_bucket(double seconds);
 // The calibration class of an operator: "conv", "depthwise", "dense", "pool", "elementwise", with
 // ":chained" appended where the executor keeps at least half of its activations in its kernel's
-// native layout (`chained_share` >= 0.5, runtime/layout_chains.h), then the time bucket of its
-// uncalibrated prediction per instance: "conv:chained 0.1-1ms".
-std::string calibration_class(const ir::Workload& w, double chained_share, double predicted_s);
+// native layout (`chained_share` >= 0.5, runtime/layout_chains.h).
+std::string calibration_class(const ir::Workload& w, double chained_share);
 // The class of a layout copy (runtime/layout_copies.h) of op `op`: "copy concat", "copy transpose"
 // (channels-last concats copy from cache on every thread, a transpose or slice on one).
 std::string copy_class(std::string_view op);
@@ -50,29 +47,33 @@ std::vector<std::string> calibration_fallbacks(std::string_view cls);
 
 // One model's run against its prediction (one `predict --compare --json` output).
 struct GraphComparison {
-  std::string source;  // where it came from (a file name), for messages
-  std::string model;   // "resnet18"
+  std::string source;   // where it came from (a file name), for messages
+  std::string model;    // "resnet18"
   int64_t batch = 0;
-  std::string device;  // device key
+  std::string device;   // device key
   std::string cost_model_id;
-  struct Part {
-    double predicted_s = 0;  // summed over the class's instances
-    double measured_s = 0;
-    int64_t instances = 0;
+  struct Op {
+    std::string cls;          // calibration_class(), or copy_class() for a layout copy
+    double predicted_s = 0;   // per instance, uncalibrated
+    double measured_s = 0;    // per instance, in the run
+    int64_t count = 0;        // instances
   };
-  std::map<std::string, Part> classes;  // class -> sums; copy_class() for the layout copies
-  double measured_s = 0;                // the whole run (p50)
-  double measured_parts_s = 0;          // its kernels' and copies' times summed
+  std::vector<Op> ops;          // the operators and copies the run timed
+  double measured_s = 0;        // the whole run (p50)
+  double measured_parts_s = 0;  // its kernels' and copies' times summed
 };
 
 // Reads a `predict --compare --json` output. InvalidArgument (naming `source`) when it is not one:
 // no run's times (predicted without --compare), or a malformed operator.
 Result<GraphComparison> comparison_from_predict_json(const nlohmann::json& j, const std::string& source);
 
-struct CalibrationFactor {
+// A class's time in a graph: factor x predicted + added_s per instance.
+struct CalibrationFit {
   double factor = 1;
-  int models = 0;         // comparisons with instances of the class
+  double added_s = 0;
+  int models = 0;         // runs with instances of the class
   int64_t instances = 0;  // summed over them
+  double seconds(double predicted_s) const { return factor * predicted_s + added_s; }
 };
 
 class GraphCalibration {
@@ -80,17 +81,22 @@ class GraphCalibration {
   // InvalidArgument when `comparisons` is empty or mixes devices or cost models.
   static Result<GraphCalibration> fit(const std::vector<GraphComparison>& comparisons, int min_models = 2);
 
-  // The factor for an operator of `cls`: its own where fitted, else the first fitted fallback, else 1.
-  // Where each run has the class, the median of their ratios weighted by their time in it.
-  double factor(std::string_view cls) const;
-  // The class whose factor `factor(cls)` returns ("" when none).
-  std::string factor_source(std::string_view cls) const;
+  // The fit for an operator of `cls`: its own where fitted, else the first fitted fallback's; null
+  // when none is (the prediction stays as it is).
+  const CalibrationFit* fit_for(std::string_view cls) const;
+  // The class whose fit `fit_for(cls)` returns ("" when none).
+  std::string fit_source(std::string_view cls) const;
+  // An instance's calibrated seconds.
+  double seconds(std::string_view cls, double predicted_s) const {
+    const CalibrationFit* f = fit_for(cls);
+    return f ? f->seconds(predicted_s) : predicted_s;
+  }
   // The whole run over its kernels' and copies' sum.
   double overhead() const { return overhead_; }
 
   const std::string& device() const { return device_; }
   const std::string& cost_model_id() const { return cost_model_id_; }
-  const std::map<std::string, CalibrationFactor>& factors() const { return factors_; }
+  const std::map<std::string, CalibrationFit>& fits() const { return fits_; }
   const std::vector<std::string>& models() const { return models_; }  // "resnet18 b1", ...
 
   nlohmann::json to_json() const;
@@ -100,7 +106,7 @@ class GraphCalibration {
 
  private:
   std::string device_, cost_model_id_;
-  std::map<std::string, CalibrationFactor> factors_;  // fitted classes only, "all" among them
+  std::map<std::string, CalibrationFit> fits_;  // fitted classes only, "all" and "copy" among them
   double overhead_ = 1;
   std::vector<std::string> models_;
 };

@@ -613,7 +613,8 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
       EXPECT_EQ(op["config"], default_knobs) << op.dump();
     }
   }
-  // A graph calibration from the two comparisons: per class, the run's time over the prediction.
+  // A graph calibration from the two comparisons: per class, the run's time as a factor times the
+  // prediction plus an added time per instance.
   std::ofstream(dir / "cmp1.json") << p.out;
   std::ofstream(dir / "cmp2.json") << ps.out;
   const std::string cal = (dir / "cal.json").string();
@@ -624,20 +625,20 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   EXPECT_EQ(cj["device"], pj["device"]);
   EXPECT_EQ(cj["cost_model_id"], pj["cost_model_id"]);
   {
-    // "all": of each run's kernels measured over predicted, the one of the run with the larger share of
-    // the two runs' kernel time at or below it (the median weighted by time).
-    auto ratio = [](const nlohmann::json& r) {
-      double measured = 0, predicted = 0;
-      for (const auto& op : r["ops"]) {
-        measured += op["measured_ms"].get<double>() * op["count"].get<double>();
-        predicted += op["predicted_ms"].get<double>() * op["count"].get<double>();
+    // "all": measured = factor x predicted + added over every kernel instance of both runs, least
+    // squares with each squared error over the instance's measured time.
+    double pp = 0, sp = 0, one = 0, pm = 0, sm = 0;
+    for (const nlohmann::json* r : {static_cast<const nlohmann::json*>(&pj), &psj})
+      for (const auto& op : (*r)["ops"]) {
+        const double p = op["predicted_ms"].get<double>(), m = op["measured_ms"].get<double>();
+        const double w = op["count"].get<double>() / m;
+        pp += w * p * p, sp += w * p, one += w, pm += w * p * m, sm += w * m;
       }
-      return std::pair<double, double>{measured / predicted, measured};
-    };
-    auto [lo, hi] = std::minmax(ratio(pj), ratio(psj));
-    const double expected = lo.second >= 0.5 * (lo.second + hi.second) ? lo.first : hi.first;
-    EXPECT_NEAR(cj["factors"]["all"]["factor"].get<double>(), expected, 1e-6);
-    EXPECT_EQ(cj["factors"]["all"]["models"], 2);
+    double factor = (pm * one - sp * sm) / (pp * one - sp * sp), added = (pp * sm - sp * pm) / (pp * one - sp * sp);
+    if (added < 0) factor = pm / pp, added = 0;
+    EXPECT_NEAR(cj["fits"]["all"]["factor"].get<double>(), factor, 1e-6 * factor);
+    EXPECT_NEAR(cj["fits"]["all"]["added_s"].get<double>() * 1e3, added, 1e-6 * std::max(added, 1e-3));
+    EXPECT_EQ(cj["fits"]["all"]["models"], 2);
   }
   CmdResult plain =
       tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model + " --json");
@@ -653,7 +654,9 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
       const auto& op = ca["ops"][i];
       EXPECT_NEAR(op["predicted_uncalibrated_ms"].get<double>(), pl["ops"][i]["predicted_ms"].get<double>(), 1e-12);
       EXPECT_NEAR(op["predicted_ms"].get<double>(),
-                  op["predicted_uncalibrated_ms"].get<double>() * op["calibration_factor"].get<double>(), 1e-12);
+                  op["predicted_uncalibrated_ms"].get<double>() * op["calibration_factor"].get<double>() +
+                      op["calibration_added_ms"].get<double>(),
+                  1e-12);
       sum += op["predicted_ms"].get<double>() * op["count"].get<double>();
     }
     for (const auto& copy : ca["copies"]) sum += copy["predicted_ms"].get<double>() * copy["count"].get<double>();

@@ -43,68 +43,78 @@ GraphComparison parse(const nlohmann::json& j) {
   return *c;
 }
 
-TEST(GraphCalibration, ClassesFollowTheOperatorItsChainAndItsLength) {
+TEST(GraphCalibration, ClassesFollowTheOperatorAndItsChain) {
   auto w = [](const char* key) { return *ir::parse_workload_key(key); };
-  EXPECT_EQ(calibration_class(w(kConv), 0, 0.5e-3), "conv 0.1-1ms");
-  EXPECT_EQ(calibration_class(w(kConv), 1, 0.5e-3), "conv:chained 0.1-1ms");
-  EXPECT_EQ(calibration_class(w(kConv), 0.4, 2e-3), "conv 1-10ms");
-  EXPECT_EQ(calibration_class(w(kDepthwise), 0.5, 20e-6), "depthwise:chained 10-100us");
-  EXPECT_EQ(calibration_class(w(kAdd), 0, 5e-6), "elementwise <10us");
-  EXPECT_EQ(calibration_class(w(kPool), 1, 0.1), "pool:chained >10ms");
-  EXPECT_EQ(calibration_class(w(kDense), 0, 1e-3), "dense 1-10ms");
-  EXPECT_EQ(calibration_fallbacks("pool:chained 1-10ms"),
-            (std::vector<std::string>{"pool:chained 1-10ms", "pool:chained", "pool", "elementwise", "all"}));
+  EXPECT_EQ(calibration_class(w(kConv), 0), "conv");
+  EXPECT_EQ(calibration_class(w(kConv), 1), "conv:chained");
+  EXPECT_EQ(calibration_class(w(kConv), 0.4), "conv");
+  EXPECT_EQ(calibration_class(w(kDepthwise), 0.5), "depthwise:chained");
+  EXPECT_EQ(calibration_class(w(kAdd), 0), "elementwise");
+  EXPECT_EQ(calibration_class(w(kPool), 1), "pool:chained");
+  EXPECT_EQ(calibration_class(w(kDense), 0), "dense");
+  EXPECT_EQ(calibration_fallbacks("pool:chained"),
+            (std::vector<std::string>{"pool:chained", "pool", "elementwise", "all"}));
   EXPECT_EQ(calibration_fallbacks("depthwise"), (std::vector<std::string>{"depthwise", "conv", "all"}));
   EXPECT_EQ(copy_class("concat"), "copy concat");
   EXPECT_EQ(calibration_fallbacks("copy concat"), (std::vector<std::string>{"copy concat", "copy"}));
 }
 
-TEST(GraphCalibration, RecoversKnownPerClassFactors) {
-  // Chained convolutions (1 ms each) run 1.2x their prediction in every run; element-wise ops
-  // (0.1-0.4 ms) 1.5x, but 3x in run b, where they take little time. Whole runs 1.05x their kernels.
+TEST(GraphCalibration, RecoversAKnownFactorAndAddedTimePerClass) {
+  // Chained convolutions run 1.2x their prediction plus 8 us each; element-wise ops 1.5x and
+  // nothing added; kernels of several lengths in three runs. Whole runs 1.05x their kernels.
+  auto conv = [](int64_t n, double p) { return op(kConv, n, p, 1.2 * p + 0.008, 1); };
+  auto add = [](int64_t n, double p) { return op(kAdd, n, p, 1.5 * p); };
   std::vector<GraphComparison> cs = {
-      parse(comparison("a", {op(kConv, 4, 1.0, 1.2, 1), op(kAdd, 2, 0.1, 0.15)}, 1.05)),
-      parse(comparison("b", {op(kConv, 1, 1.0, 1.2, 1), op(kAdd, 1, 0.1, 0.3)}, 1.05)),
-      parse(comparison("c", {op(kConv, 2, 1.0, 1.2, 1), op(kAdd, 3, 0.4, 0.6), op(kDense, 1, 2.0, 1.0)}, 1.05)),
+      parse(comparison("a", {conv(4, 1.0), conv(2, 0.02), add(2, 0.1)}, 1.05)),
+      parse(comparison("b", {conv(1, 0.3), add(3, 0.01)}, 1.05)),
+      parse(comparison("c", {conv(2, 5.0), add(1, 0.4), op(kDense, 1, 2.0, 1.0)}, 1.05)),
   };
   auto cal = GraphCalibration::fit(cs, 2);
   ASSERT_TRUE(cal.ok()) << cal.status().message();
-  EXPECT_NEAR(cal->factor("conv:chained 1-10ms"), 1.2, 1e-9);
-  EXPECT_EQ(cal->factor_source("conv:chained 1-10ms"), "conv:chained 1-10ms");
-  EXPECT_NEAR(cal->factor("elementwise 0.1-1ms"), 1.5, 1e-9);
+  const CalibrationFit* c = cal->fit_for("conv:chained");
+  ASSERT_NE(c, nullptr);
+  EXPECT_NEAR(c->factor, 1.2, 1e-9);
+  EXPECT_NEAR(c->added_s, 8e-6, 1e-12);
+  EXPECT_EQ(c->models, 3);
+  EXPECT_EQ(c->instances, 9);
+  EXPECT_NEAR(cal->seconds("conv:chained", 2e-3), 1.2 * 2e-3 + 8e-6, 1e-12);
+  EXPECT_NEAR(cal->fit_for("elementwise")->factor, 1.5, 1e-9);
+  EXPECT_NEAR(cal->fit_for("elementwise")->added_s, 0, 1e-12);
   EXPECT_NEAR(cal->overhead(), 1.05, 1e-9);
-  EXPECT_EQ(cal->factors().at("conv:chained 1-10ms").models, 3);
-  EXPECT_EQ(cal->factors().at("conv:chained 1-10ms").instances, 7);
-  // Another length of chained convolution: the chained convolutions of every length.
-  EXPECT_EQ(cal->factor_source("conv:chained 10-100us"), "conv:chained");
-  EXPECT_NEAR(cal->factor("conv:chained 10-100us"), 1.2, 1e-9);
-  // dense is in one run only: below --min-models, it falls back to every kernel's factor.
-  EXPECT_EQ(cal->factors().count("dense 1-10ms"), 0u);
-  EXPECT_EQ(cal->factor_source("dense 1-10ms"), "all");
-  // A pool falls back to element-wise ops (of every length); an unchained convolution to every kernel.
-  EXPECT_EQ(cal->factor_source("pool 0.1-1ms"), "elementwise");
-  EXPECT_EQ(cal->factor_source("conv 1-10ms"), "all");
-  EXPECT_NEAR(cal->factor("conv 1-10ms"), cal->factors().at("all").factor, 1e-12);
+  // dense is in one run only: below --min-models, it falls back to every kernel's fit.
+  EXPECT_EQ(cal->fits().count("dense"), 0u);
+  EXPECT_EQ(cal->fit_source("dense"), "all");
+  // A pool falls back to element-wise ops; an unchained convolution to every kernel.
+  EXPECT_EQ(cal->fit_source("pool:chained"), "elementwise");
+  EXPECT_EQ(cal->fit_source("conv"), "all");
   // No copies were timed: a copy keeps its prediction.
-  EXPECT_EQ(cal->factor(copy_class("concat")), 1.0);
-  // With one run enough, dense has its own.
+  EXPECT_EQ(cal->fit_for(copy_class("concat")), nullptr);
+  EXPECT_EQ(cal->seconds(copy_class("concat"), 1e-3), 1e-3);
+  // With one run enough, dense has its own (one length: the factor alone).
   auto loose = GraphCalibration::fit(cs, 1);
   ASSERT_TRUE(loose.ok());
-  EXPECT_NEAR(loose->factor("dense 1-10ms"), 0.5, 1e-9);
+  EXPECT_NEAR(loose->fit_for("dense")->factor, 0.5, 1e-9);
+  EXPECT_EQ(loose->fit_for("dense")->added_s, 0);
 }
 
-TEST(GraphCalibration, RunsCountByTheirTimeInTheClass) {
-  // Element-wise ops: 1.1x in a run where they take 11 ms, 2x in two runs where they take 0.2 ms.
-  // The plain median would say 2x; weighted by time, 1.1x.
-  auto cal = GraphCalibration::fit({parse(comparison("a", {op(kAdd, 10, 0.5, 0.55)})),  // 0.1-1ms
-                                    parse(comparison("b", {op(kAdd, 1, 0.1, 0.2)})),
-                                    parse(comparison("c", {op(kAdd, 1, 0.1, 0.2)}))});
+TEST(GraphCalibration, TheAddedTimeIsNeverNegative) {
+  // Kernels that run 0.9x their prediction minus 5 us: a fit with a negative added time would
+  // predict a negative time for the shortest kernels; the factor alone is fitted instead.
+  std::vector<GraphComparison> cs;
+  for (const char* m : {"a", "b"})
+    cs.push_back(parse(comparison(m, {op(kAdd, 1, 0.01, 0.9 * 0.01 - 0.005), op(kAdd, 1, 1.0, 0.9 - 0.005)})));
+  auto cal = GraphCalibration::fit(cs);
   ASSERT_TRUE(cal.ok());
-  EXPECT_NEAR(cal->factor("elementwise 0.1-1ms"), 1.1, 1e-9);
-  EXPECT_NEAR(cal->factor("all"), 1.1, 1e-9);
+  const CalibrationFit* f = cal->fit_for("elementwise");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->added_s, 0);
+  // Weighted by count / measured: sum(p m / m) / sum(p^2 / m) over both runs.
+  const double p1 = 1e-5, m1 = 0.9 * p1 - 5e-6, p2 = 1e-3, m2 = 0.9 * p2 - 5e-6;
+  EXPECT_NEAR(f->factor, (p1 + p2) / (p1 * p1 / m1 + p2 * p2 / m2), 1e-9);
+  EXPECT_GT(cal->seconds("elementwise", 1e-6), 0);
 }
 
-TEST(GraphCalibration, CopiesHaveFactorsPerOpAndStayOutOfTheKernels) {
+TEST(GraphCalibration, CopiesHaveFitsPerOpAndStayOutOfTheKernels) {
   auto with_copies = [](const std::string& model, double transpose_ms) {
     nlohmann::json j = comparison(model, {op(kConv, 1, 1.0, 1.0)});
     j["copies"] = {{{"op", "concat"}, {"count", 2}, {"predicted_ms", 0.2}, {"measured_ms", 0.1}},
@@ -116,10 +126,10 @@ TEST(GraphCalibration, CopiesHaveFactorsPerOpAndStayOutOfTheKernels) {
   };
   auto cal = GraphCalibration::fit({parse(with_copies("a", 1.2)), parse(with_copies("b", 1.2))});
   ASSERT_TRUE(cal.ok()) << cal.status().message();
-  EXPECT_NEAR(cal->factor(copy_class("concat")), 0.5, 1e-9);
-  EXPECT_NEAR(cal->factor(copy_class("transpose")), 1.2, 1e-9);
-  EXPECT_EQ(cal->factor_source(copy_class("slice")), "copy");
-  EXPECT_NEAR(cal->factor("all"), 1.0, 1e-9);  // the kernels only
+  EXPECT_NEAR(cal->seconds(copy_class("concat"), 1e-3), 0.5e-3, 1e-12);
+  EXPECT_NEAR(cal->seconds(copy_class("transpose"), 1e-3), 1.2e-3, 1e-12);
+  EXPECT_EQ(cal->fit_source(copy_class("slice")), "copy");
+  EXPECT_NEAR(cal->seconds("conv:chained", 1e-3), 1e-3, 1e-12);  // "all": the kernels only
   EXPECT_NEAR(cal->overhead(), 1.0, 1e-9);
 }
 
@@ -130,7 +140,8 @@ TEST(GraphCalibration, APredictionMadeWithACalibrationIsRefittedFromItsUncalibra
   nlohmann::json b = comparison("b", {op(kConv, 1, 2.0, 2.6)});
   auto cal = GraphCalibration::fit({parse(a), parse(b)}, 2);
   ASSERT_TRUE(cal.ok());
-  EXPECT_NEAR(cal->factor("conv"), 1.3, 1e-9);
+  EXPECT_NEAR(cal->fit_for("conv")->factor, 1.3, 1e-9);
+  EXPECT_NEAR(cal->fit_for("conv")->added_s, 0, 1e-12);
 }
 
 TEST(GraphCalibration, SaveLoadRoundTripGivesTheSameFactors) {
@@ -141,8 +152,10 @@ TEST(GraphCalibration, SaveLoadRoundTripGivesTheSameFactors) {
   ASSERT_TRUE(cal->save(path).ok());
   auto back = GraphCalibration::load(path);
   ASSERT_TRUE(back.ok()) << back.status().message();
-  for (const char* cls : {"conv", "elementwise", "all", "pool:chained", "dense"})
-    EXPECT_DOUBLE_EQ(back->factor(cls), cal->factor(cls)) << cls;
+  for (const char* cls : {"conv", "elementwise", "all", "pool:chained", "dense"}) {
+    EXPECT_EQ(back->fit_source(cls), cal->fit_source(cls)) << cls;
+    EXPECT_DOUBLE_EQ(back->seconds(cls, 1e-3), cal->seconds(cls, 1e-3)) << cls;
+  }
   EXPECT_DOUBLE_EQ(back->overhead(), cal->overhead());
   EXPECT_EQ(back->device(), "dev");
   EXPECT_EQ(back->cost_model_id(), "m1");
