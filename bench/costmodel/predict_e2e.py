@@ -18,9 +18,11 @@ and kept under --out; each model's result is kept in --out/predict_e2e.json, so 
 continues. Prints a table; writes predict_e2e.png (predicted vs measured).
 
 Calibrated beside it (--no-calibrate: not): each network is also predicted with a graph calibration
-(`tensorperf calibrate`, costmodel/graph_calibration.h) fitted on the first-pass comparisons of the
-*other* networks (both batches of the held-out network left out), as a user would calibrate a
-device with a few models and predict the rest. The comparisons are kept under --out/compare/.
+(`tensorperf calibrate`, costmodel/graph_calibration.h) fitted on the comparisons of the *other*
+networks (both batches of the held-out network left out), as a user would calibrate a device with a
+few models and predict the rest. With it, the later passes run `predict --compare` too (the same
+run, with per-operator times), so the calibrations learn from every pass, not from one that may
+have caught the host in a fast or slow phase. The comparisons are kept under --out/compare/.
 """
 import argparse
 import json
@@ -139,9 +141,18 @@ def main():
                 r.setdefault("runs_ms", [r["first_run_ms"] if "first_run_ms" in r else r["measured_ms"]])
                 if len(r["runs_ms"]) >= p:
                     continue
-                out = json.loads(run([tp, "run", "--model", m, "--batch", str(batch), "--db", a.db, "--repeat",
-                                      str(a.repeat), "--json"] + threads))
-                r["runs_ms"].append(out["latency_ms"]["p50"])
+                if a.calibrate:
+                    # The same run, with its per-operator times beside the predictions: a comparison
+                    # the calibrations of the other networks learn from too.
+                    text = run([tp, "predict", "--model", m, "--batch", str(batch), "--cost-model", model_file,
+                                "--db", a.db, "--compare", "--repeat", str(a.repeat), "--json"] + threads)
+                    with open(compare_path(a, m, batch, p), "w") as f:
+                        f.write(text)
+                    r["runs_ms"].append(json.loads(text)["measured_ms"])
+                else:
+                    out = json.loads(run([tp, "run", "--model", m, "--batch", str(batch), "--db", a.db, "--repeat",
+                                          str(a.repeat), "--json"] + threads))
+                    r["runs_ms"].append(out["latency_ms"]["p50"])
                 r.setdefault("first_run_ms", r["runs_ms"][0])
                 r["measured_ms"] = statistics.median(r["runs_ms"])
                 r["error"] = (r["predicted_ms"] - r["measured_ms"]) / r["measured_ms"]
@@ -155,20 +166,22 @@ def main():
     report(a, results)
 
 
-def compare_path(a, model, batch):
-    return os.path.join(a.out, "compare", "%s-b%d.json" % (model, batch))
+def compare_path(a, model, batch, run_pass=1):
+    name = "%s-b%d.json" % (model, batch) if run_pass == 1 else "%s-b%d-p%d.json" % (model, batch, run_pass)
+    return os.path.join(a.out, "compare", name)
 
 
 def calibrate(a, tp, model_file, threads, results, results_path):
-    """Each network predicted with a calibration fitted on the other networks' first-pass runs."""
+    """Each network predicted with a calibration fitted on the other networks' runs, every pass's."""
     os.makedirs(os.path.join(a.out, "calib"), exist_ok=True)
     networks = sorted({r["model"] for r in results.values()})
     for net in networks:
         keys = [k for k, r in results.items() if r["model"] == net]
         if all("calibrated_ms" in results[k] for k in keys):
             continue
-        others = [compare_path(a, r["model"], r["batch"]) for r in results.values() if r["model"] != net]
-        others = [f for f in others if os.path.exists(f)]
+        compare_dir = os.path.join(a.out, "compare")
+        others = sorted(os.path.join(compare_dir, f) for f in os.listdir(compare_dir)
+                        if f.endswith(".json") and f.split("-b")[0] != net)
         if len(others) < 2:
             log("%s: fewer than two other networks' comparisons under %s/compare: not calibrated" % (net, a.out))
             continue

@@ -213,7 +213,7 @@ void run_predict(const PredictOptions& o) {
   std::vector<OpPrediction> ops;
   for (const ir::Task& t : check(ir::extract_tasks(graph))) {
     const ir::Workload& w = t.workload;
-    OpPrediction p{t, {}, "default", 0, std::nullopt, 0, 0, "", 1};
+    OpPrediction p{t, {}, "default", 0, std::nullopt, 0, 0, "", {}, 0};
     if (auto it = run_config.find(w.key()); it != run_config.end()) {
       p.config = it->second.first;
       p.source = it->second.second;
