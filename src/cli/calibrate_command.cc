@@ -51,9 +51,10 @@ void run_calibrate(const CalibrateOptions& o) {
     table.add_row({cls, fmt::format("{:.3f}", f.factor), fmt::format("{:.1f}", f.added_s * 1e6),
                    std::to_string(f.models), std::to_string(f.instances)});
   table.print();
-  std::printf("\nan instance's time in a graph: factor x its prediction + added; graph overhead (whole run / its "
-              "kernels and copies): %.3f\n",
-              cal.overhead());
+  std::printf(
+      "\nan instance's time in a graph: factor x its prediction + added; graph overhead (whole run / its "
+      "kernels and copies): %.3f\n",
+      cal.overhead());
   std::printf(
       "classes in fewer than %d runs fall back to a broader class (chained -> alone, pool -> elementwise, "
       "depthwise -> conv, then all; a copy op -> every copy)\n",

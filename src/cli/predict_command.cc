@@ -457,8 +457,8 @@ void run_predict(const PredictOptions& o) {
                                     fmt::format("{:.3f}", c.predicted_s * 1e3 * n),
                                     fmt::format("{:.1f}%", 100 * c.predicted_s * n / total)};
     if (calibration)
-      row.insert(row.begin() + 6, fmt::format("{} x{:.2f} +{:.0f}us", costmodel::copy_class(c.op),
-                                              c.calibration.factor, c.calibration.added_s * 1e6));
+      row.insert(row.begin() + 6, fmt::format("{} x{:.2f} +{:.0f}us", costmodel::copy_class(c.op), c.calibration.factor,
+                                              c.calibration.added_s * 1e6));
     if (run)
       row.insert(
           row.end(),
@@ -508,17 +508,16 @@ void register_predict_command(CLI::App& app) {
                   "overhead")
       ->check(CLI::ExistingFile);
   cmd->add_option("--repeat", o.repeat, "with --compare: whole runs timed")->capture_default_str()->check(positive());
-  cmd->add_flag(
-      "--json", o.json,
-      "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
-      "measured), device_features, cost_model, cost_model_id, clock_scale, predicted_ms, predicted_alone_ms, "
-      "predicted_copies_ms, predicted_uncalibrated_ms, ops: [{workload, count, provider, source, config, "
-      "predicted_ms, chained_share, predicted_alone_ms, class, calibration_factor?, calibration_added_ms?, "
-      "predicted_uncalibrated_ms?, "
-      "measured_ms?}], copies: [{op, count, bytes, threads, nodes, predicted_ms, calibration_factor?, "
-      "calibration_added_ms?, "
-      "predicted_uncalibrated_ms?, measured_ms?}], calibration?: {file, overhead, models}, measured_ms?, "
-      "measured_kernels_ms?, measured_copies_ms?, error?}");
+  cmd->add_flag("--json", o.json,
+                "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
+                "measured), device_features, cost_model, cost_model_id, clock_scale, predicted_ms, predicted_alone_ms, "
+                "predicted_copies_ms, predicted_uncalibrated_ms, ops: [{workload, count, provider, source, config, "
+                "predicted_ms, chained_share, predicted_alone_ms, class, calibration_factor?, calibration_added_ms?, "
+                "predicted_uncalibrated_ms?, "
+                "measured_ms?}], copies: [{op, count, bytes, threads, nodes, predicted_ms, calibration_factor?, "
+                "calibration_added_ms?, "
+                "predicted_uncalibrated_ms?, measured_ms?}], calibration?: {file, overhead, models}, measured_ms?, "
+                "measured_kernels_ms?, measured_copies_ms?, error?}");
   cmd->callback([cmd] {
     o.devices_given = cmd->count("--devices") > 0;
     run_predict(o);

@@ -47,16 +47,16 @@ std::vector<std::string> calibration_fallbacks(std::string_view cls);
 
 // One model's run against its prediction (one `predict --compare --json` output).
 struct GraphComparison {
-  std::string source;   // where it came from (a file name), for messages
-  std::string model;    // "resnet18"
+  std::string source;  // where it came from (a file name), for messages
+  std::string model;   // "resnet18"
   int64_t batch = 0;
-  std::string device;   // device key
+  std::string device;  // device key
   std::string cost_model_id;
   struct Op {
-    std::string cls;          // calibration_class(), or copy_class() for a layout copy
-    double predicted_s = 0;   // per instance, uncalibrated
-    double measured_s = 0;    // per instance, in the run
-    int64_t count = 0;        // instances
+    std::string cls;         // calibration_class(), or copy_class() for a layout copy
+    double predicted_s = 0;  // per instance, uncalibrated
+    double measured_s = 0;   // per instance, in the run
+    int64_t count = 0;       // instances
   };
   std::vector<Op> ops;          // the operators and copies the run timed
   double measured_s = 0;        // the whole run (p50)
