@@ -1,6 +1,5 @@
 #include "costmodel/graph_calibration.h"
 
-#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -100,11 +99,15 @@ Result<GraphComparison> comparison_from_predict_json(const nlohmann::json& j, co
   }
   if (j.contains("copies") && j["copies"].is_array())
     for (const nlohmann::json& copy : j["copies"]) {
-      if (!copy.is_object() || !copy.contains("measured_ms") || !copy.contains("predicted_ms")) continue;
-      const int64_t n = copy.value("count", int64_t{1});
+      if (!copy.is_object() || !copy.contains("count") || !copy["count"].is_number_integer() ||
+          !copy.contains("predicted_ms") || !copy["predicted_ms"].is_number())
+        return bad("a layout copy without count or predicted_ms");
+      if (!copy.contains("measured_ms") || !copy["measured_ms"].is_number()) continue;  // not run
+      const int64_t n = copy["count"].get<int64_t>();
       const double measured_s = copy["measured_ms"].get<double>() / 1e3;
       if (!(measured_s > 0)) continue;  // a copy the run placed in its output: nothing timed
-      c.ops.push_back({copy_class(copy.value("op", "")), uncalibrated_ms(copy) / 1e3, measured_s, n});
+      const std::string op = copy.contains("op") && copy["op"].is_string() ? copy["op"].get<std::string>() : "";
+      c.ops.push_back({copy_class(op), uncalibrated_ms(copy) / 1e3, measured_s, n});
       c.measured_parts_s += measured_s * static_cast<double>(n);
     }
   if (c.ops.empty()) return bad("no operator with a run's time");

@@ -191,6 +191,11 @@ TEST(GraphCalibration, MixedDevicesOrCostModelsAndRunlessPredictionsAreRefused) 
   EXPECT_NE(c.status().message().find("--compare"), std::string::npos);
   nlohmann::json bad_key = comparison("a", {op("conv2d|nonsense", 1, 1, 1)});
   EXPECT_FALSE(comparison_from_predict_json(bad_key, "k.json").ok());
+  nlohmann::json bad_copy = comparison("a", {op(kConv, 1, 1, 1)});
+  bad_copy["copies"] = {{{"op", "concat"}, {"count", "two"}, {"predicted_ms", 0.1}, {"measured_ms", 0.1}}};
+  auto c2 = comparison_from_predict_json(bad_copy, "c.json");
+  ASSERT_FALSE(c2.ok());
+  EXPECT_NE(c2.status().message().find("layout copy"), std::string::npos) << c2.status().message();
 }
 
 }  // namespace
