@@ -77,7 +77,7 @@ void register_calibrate_command(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", o.output, "write the calibration to FILE (JSON)");
-  cmd->add_option("--min-models", o.min_models, "runs a class needs for a factor of its own (else a broader class's)")
+  cmd->add_option("--min-models", o.min_models, "runs a class needs for a fit of its own (else a broader class's)")
       ->capture_default_str()
       ->check(positive());
   cmd->add_flag("--json", o.json,
