@@ -319,17 +319,12 @@ void run_predict(const PredictOptions& o) {
       p.predicted_s = (1 - p.chained_share) * p.predicted_s + p.chained_share * chained_s;
     }
   }
-  // Classes, and the calibration's factors: the sums above are the uncalibrated prediction.
-  double uncalibrated = 0;
+  // Classes, and the calibration's fits: the predictions so far are the uncalibrated ones.
   for (OpPrediction& p : ops) {
     p.calibration_class = costmodel::calibration_class(p.task.workload, p.chained_share);
     p.uncalibrated_s = p.predicted_s;
-    uncalibrated += p.predicted_s * static_cast<double>(p.task.count);
   }
-  for (CopyPrediction& c : copies) {
-    c.uncalibrated_s = c.predicted_s;
-    uncalibrated += c.predicted_s * static_cast<double>(c.nodes.size());
-  }
+  for (CopyPrediction& c : copies) c.uncalibrated_s = c.predicted_s;
   if (calibration) {
     for (OpPrediction& p : ops) {
       if (const costmodel::CalibrationFit* f = calibration->fit_for(p.calibration_class)) p.calibration = *f;
@@ -340,13 +335,17 @@ void run_predict(const PredictOptions& o) {
       c.predicted_s = c.calibration.seconds(c.predicted_s);
     }
   }
-  double total = 0, measured_total = 0, alone_total = 0, copies_total = 0, measured_copies = 0;
+  double total = 0, measured_total = 0, alone_total = 0, copies_total = 0, measured_copies = 0, uncalibrated = 0;
   for (const OpPrediction& p : ops) {
     total += p.predicted_s * static_cast<double>(p.task.count);
+    uncalibrated += p.uncalibrated_s * static_cast<double>(p.task.count);
     alone_total += p.alone_s * static_cast<double>(p.task.count);
     if (p.measured_s) measured_total += *p.measured_s * static_cast<double>(p.task.count);
   }
-  for (const CopyPrediction& c : copies) copies_total += c.predicted_s * static_cast<double>(c.nodes.size());
+  for (const CopyPrediction& c : copies) {
+    copies_total += c.predicted_s * static_cast<double>(c.nodes.size());
+    uncalibrated += c.uncalibrated_s * static_cast<double>(c.nodes.size());
+  }
   total += copies_total;
   alone_total += copies_total;
   if (calibration) total *= calibration->overhead();
