@@ -124,9 +124,7 @@ def main():
                 for i, k in enumerate(("predicted_alone_ms", "predicted_ms", "measured_ms")):
                     part[i] += op.get(k, 0) * op["count"]
             results[key]["parts"] = parts
-            with open(results_path + ".tmp", "w") as f:
-                json.dump(results, f, indent=1)
-            os.replace(results_path + ".tmp", results_path)
+            save(results, results_path)
             log("%s: predicted %.2f ms, ran %.2f ms (%+.1f%%) in %.0f s" % (key, r["predicted_ms"], r["measured_ms"],
                                                                          100 * r["error"], time.time() - t))
     # Further passes: each model run again, one model after the other, so a slow phase of the machine
@@ -156,14 +154,19 @@ def main():
                 r.setdefault("first_run_ms", r["runs_ms"][0])
                 r["measured_ms"] = statistics.median(r["runs_ms"])
                 r["error"] = (r["predicted_ms"] - r["measured_ms"]) / r["measured_ms"]
-                with open(results_path + ".tmp", "w") as f:
-                    json.dump(results, f, indent=1)
-                os.replace(results_path + ".tmp", results_path)
+                save(results, results_path)
                 log("pass %d: %s ran %.2f ms (passes so far: %s)" % (p, key, r["runs_ms"][-1],
                                                                      ", ".join("%.2f" % x for x in r["runs_ms"])))
     if a.calibrate:
         calibrate(a, tp, model_file, threads, results, results_path)
     report(a, results)
+
+
+def save(results, results_path):
+    """Writes the results whole or not at all (an interrupted run continues from them)."""
+    with open(results_path + ".tmp", "w") as f:
+        json.dump(results, f, indent=1)
+    os.replace(results_path + ".tmp", results_path)
 
 
 def compare_path(a, model, batch, run_pass=1):
@@ -194,9 +197,7 @@ def calibrate(a, tp, model_file, threads, results, results_path):
             r["calibrated_ms"] = out["predicted_ms"]
             log("%s: calibrated on %d other runs: predicted %.2f ms (uncalibrated %.2f), ran %.2f" %
                 (k, len(others), r["calibrated_ms"], r["predicted_ms"], r["measured_ms"]))
-        with open(results_path + ".tmp", "w") as f:
-            json.dump(results, f, indent=1)
-        os.replace(results_path + ".tmp", results_path)
+        save(results, results_path)
 
 
 def report(a, results):
