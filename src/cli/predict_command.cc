@@ -15,9 +15,10 @@
 // The layout ops the executor runs as copies (channels-last concats, concats it cannot place in
 // their output, transposes; runtime/layout_copies.h) are predicted from the device's measured
 // bandwidth and listed beside the kernels.
-// A convolution or dense layer also reads its weights from memory in a model, where the profiler
-// found them cached (costmodel/weight_stream.h): that time is added to its prediction
-// (--no-weight-stream: not).
+// Reads from memory (--no-cold-reads: not counted): in a model a convolution or dense layer reads
+// its weights from memory, and a kernel reads an activation from memory when more bytes than a
+// core's L2 holds were touched since it was written; the profiler found both cached. Their time is
+// added to the kernel's prediction (costmodel/weight_stream.h, costmodel/input_reuse.h).
 // `--calibration FILE` applies a graph calibration of the device (costmodel/graph_calibration.h,
 // `tensorperf calibrate`): each instance's prediction becomes its class's factor times it plus the
 // class's added time, and the total is multiplied by the calibration's overhead.
@@ -45,6 +46,7 @@
 #include "costmodel/cost_model.h"
 #include "costmodel/device_table.h"
 #include "costmodel/graph_calibration.h"
+#include "costmodel/input_reuse.h"
 #include "costmodel/weight_stream.h"
 #include "db/content_hash.h"
 #include "db/record_store.h"
@@ -73,7 +75,7 @@ struct PredictOptions {
   bool json = false;
   bool clock_scale = true;  // scale predictions for this machine by the described clock over its own
   std::string calibration;  // a graph calibration file (tensorperf calibrate)
-  bool weight_stream = true;  // add the time to read weights from memory (costmodel/weight_stream.h)
+  bool cold_reads = true;   // add the time to read weights and long-written activations from memory
 };
 
 struct OpPrediction {
@@ -85,6 +87,8 @@ struct OpPrediction {
   double chained_share = 0;  // the instances' mean share run chained (both ends 1, one end 0.5)
   double alone_s = 0;        // the prediction with every instance run alone (no chains)
   double weights_s = 0;      // of predicted_s: reading the weights from memory
+  double cold_inputs_s = 0;  // of predicted_s: reading activations from memory (mean over the instances)
+  std::vector<costmodel::InputReuse> reuse;  // every instance's activation inputs
   std::string calibration_class;
   costmodel::CalibrationFit calibration;  // predicted_s includes it
   double uncalibrated_s = 0;
@@ -175,11 +179,11 @@ void run_predict(const PredictOptions& o) {
   }
   const std::vector<double> device_vector = device.features();
   const std::string device_key = o.device.empty() ? host_key : o.device;
-  if (calibration && calibration->weight_stream() != o.weight_stream)
+  if (calibration && calibration->cold_reads() != o.cold_reads)
     throw CommandFailed("--calibration " + o.calibration + " was fitted to predictions " +
-                            (calibration->weight_stream() ? "with" : "without") +
-                            " the weights' reading from memory: calibrate again, or predict " +
-                            (calibration->weight_stream() ? "without --no-weight-stream" : "with --no-weight-stream"),
+                            (calibration->cold_reads() ? "with" : "without") +
+                            " the reads from memory: calibrate again, or predict " +
+                            (calibration->cold_reads() ? "without --no-cold-reads" : "with --no-cold-reads"),
                         kExitUsage);
   if (calibration && calibration->device() != device_key)
     throw CommandFailed("--calibration " + o.calibration + " is for device " + calibration->device() +
@@ -225,7 +229,7 @@ void run_predict(const PredictOptions& o) {
   std::vector<OpPrediction> ops;
   for (const ir::Task& t : check(ir::extract_tasks(graph))) {
     const ir::Workload& w = t.workload;
-    OpPrediction p{t, {}, "default", 0, std::nullopt, 0, 0, 0, "", {}, 0};
+    OpPrediction p{t, {}, "default", 0, std::nullopt, 0, 0, 0, 0, {}, "", {}, 0};
     if (auto it = run_config.find(w.key()); it != run_config.end()) {
       p.config = it->second.first;
       p.source = it->second.second;
@@ -279,6 +283,12 @@ void run_predict(const PredictOptions& o) {
     std::map<std::string, size_t> op_of;  // workload key -> ops index
     for (size_t i = 0; i < ops.size(); ++i) op_of[ops[i].task.workload.key()] = i;
     const auto fused = check(ir::fuse_graph(graph));
+    {
+      const auto reuse = check(costmodel::input_reuse(graph, fused));
+      for (size_t k = 0; k < fused.size(); ++k)
+        if (auto it = op_of.find(fused[k].second.key()); it != op_of.end())
+          ops[it->second].reuse.insert(ops[it->second].reuse.end(), reuse[k].begin(), reuse[k].end());
+    }
     std::vector<std::string> layouts;
     for (const auto& [f, w] : fused) {
       std::string layout;
@@ -331,14 +341,19 @@ void run_predict(const PredictOptions& o) {
       p.predicted_s = (1 - p.chained_share) * p.predicted_s + p.chained_share * chained_s;
     }
   }
-  // The weights, read from memory in the model: on top of the kernel's prediction, or as the
-  // kernel's time where it is no more than a stream of them.
-  if (o.weight_stream)
+  // Reads from memory in the model: the weights, on top of the kernel's prediction or as the
+  // kernel's time where it is no more than a stream of them; then the activations written more
+  // than a core's L2 ago.
+  if (o.cold_reads)
     for (OpPrediction& p : ops) {
       const ir::Workload& w = p.task.workload;
       p.weights_s = costmodel::streamed_weights_seconds(w, p.predicted_s, device.peak_gflops, device.mem_bandwidth_gbs);
-      p.predicted_s += p.weights_s;
       p.alone_s += costmodel::streamed_weights_seconds(w, p.alone_s, device.peak_gflops, device.mem_bandwidth_gbs);
+      p.cold_inputs_s =
+          costmodel::cold_input_seconds(p.reuse, static_cast<double>(device.l2_bytes), device.mem_bandwidth_gbs) /
+          static_cast<double>(std::max<int64_t>(p.task.count, 1));
+      p.predicted_s += p.weights_s + p.cold_inputs_s;
+      p.alone_s += p.cold_inputs_s;
     }
   // Classes, and the calibration's fits: the predictions so far are the uncalibrated ones.
   for (OpPrediction& p : ops) {
@@ -357,10 +372,11 @@ void run_predict(const PredictOptions& o) {
     }
   }
   double total = 0, measured_total = 0, alone_total = 0, copies_total = 0, measured_copies = 0, uncalibrated = 0,
-         weights_total = 0;
+         weights_total = 0, cold_inputs_total = 0;
   for (const OpPrediction& p : ops) {
     total += p.predicted_s * static_cast<double>(p.task.count);
     weights_total += p.weights_s * static_cast<double>(p.task.count);
+    cold_inputs_total += p.cold_inputs_s * static_cast<double>(p.task.count);
     uncalibrated += p.uncalibrated_s * static_cast<double>(p.task.count);
     alone_total += p.alone_s * static_cast<double>(p.task.count);
     if (p.measured_s) measured_total += *p.measured_s * static_cast<double>(p.task.count);
@@ -389,8 +405,9 @@ void run_predict(const PredictOptions& o) {
                        {"predicted_alone_ms", alone_total * 1e3},
                        {"predicted_copies_ms", copies_total * 1e3},
                        {"predicted_uncalibrated_ms", uncalibrated * 1e3},
-                       {"weight_stream", o.weight_stream},
+                       {"cold_reads", o.cold_reads},
                        {"predicted_weights_ms", weights_total * 1e3},
+                       {"predicted_cold_inputs_ms", cold_inputs_total * 1e3},
                        {"ops", nlohmann::json::array()},
                        {"copies", nlohmann::json::array()}};
     for (const OpPrediction& p : ops) {
@@ -398,7 +415,8 @@ void run_predict(const PredictOptions& o) {
                         {"provider", p.config.provider},     {"source", p.source},
                         {"config", p.config.knobs},          {"predicted_ms", p.predicted_s * 1e3},
                         {"chained_share", p.chained_share},  {"predicted_alone_ms", p.alone_s * 1e3},
-                        {"weights_ms", p.weights_s * 1e3},   {"class", p.calibration_class}};
+                        {"weights_ms", p.weights_s * 1e3},   {"cold_inputs_ms", p.cold_inputs_s * 1e3},
+                        {"class", p.calibration_class}};
       if (calibration) {
         op["calibration_factor"] = p.calibration.factor;
         op["calibration_added_ms"] = p.calibration.added_s * 1e3;
@@ -497,11 +515,11 @@ void run_predict(const PredictOptions& o) {
                                  fmt::format("{:+.1f}%", 100 * (total - run_p50_s) / run_p50_s)});
   table.add_footer(footer);
   table.print();
-  if (o.weight_stream)
+  if (o.cold_reads)
     std::printf(
-        "\nweights read from memory: %.3f ms of the kernels' uncalibrated predictions (--no-weight-stream: not "
-        "counted)\n",
-        weights_total * 1e3);
+        "\nreads from memory, in the kernels' uncalibrated predictions: weights %.3f ms, activations %.3f ms "
+        "(--no-cold-reads: not counted)\n",
+        weights_total * 1e3, cold_inputs_total * 1e3);
   if (run)
     std::printf(
         "\nmeasured: whole run p50 %.3f ms (its kernels %.3f ms, its layout copies %.3f ms); predicted: the "
@@ -536,16 +554,19 @@ void register_predict_command(CLI::App& app) {
                   "instance's prediction times its class's factor plus its added time, the total times the graph "
                   "overhead")
       ->check(CLI::ExistingFile);
-  cmd->add_flag("--weight-stream,!--no-weight-stream", o.weight_stream,
-                "add to each convolution's and dense layer's prediction the time to read its weights from memory, "
-                "as in a model (the profiler timed it with them cached)")
+  cmd->add_flag("--cold-reads,!--no-cold-reads", o.cold_reads,
+                "add to each kernel's prediction the time to read from memory what it reads there in a model and "
+                "the profiler found cached: a convolution's or dense layer's weights, and activations written more "
+                "than a core's L2 ago")
       ->capture_default_str();
   cmd->add_option("--repeat", o.repeat, "with --compare: whole runs timed")->capture_default_str()->check(positive());
   cmd->add_flag("--json", o.json,
                 "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
                 "measured), device_features, cost_model, cost_model_id, clock_scale, predicted_ms, predicted_alone_ms, "
-                "predicted_copies_ms, predicted_uncalibrated_ms, weight_stream, predicted_weights_ms, ops: [{workload, "
-                "count, provider, source, config, predicted_ms, chained_share, predicted_alone_ms, weights_ms, class, "
+                "predicted_copies_ms, predicted_uncalibrated_ms, cold_reads, predicted_weights_ms, "
+                "predicted_cold_inputs_ms, ops: [{workload, "
+                "count, provider, source, config, predicted_ms, chained_share, predicted_alone_ms, weights_ms, "
+                "cold_inputs_ms, class, "
                 "calibration_factor?, calibration_added_ms?, "
                 "predicted_uncalibrated_ms?, "
                 "measured_ms?}], copies: [{op, count, bytes, threads, nodes, predicted_ms, calibration_factor?, "

@@ -82,7 +82,7 @@ Result<GraphComparison> comparison_from_predict_json(const nlohmann::json& j, co
   c.batch = j.value("batch", int64_t{0});
   c.device = j.value("device", "");
   c.cost_model_id = j.value("cost_model_id", "");
-  c.weight_stream = j.value("weight_stream", false);  // absent: predicted before it was counted
+  c.cold_reads = j.value("cold_reads", false);  // absent: predicted before it was counted
   if (c.device.empty()) return bad("no device key");
   c.measured_s = j["measured_ms"].get<double>() / 1e3;
   if (!(c.measured_s > 0)) return bad("measured_ms is not positive");
@@ -120,7 +120,7 @@ Result<GraphCalibration> GraphCalibration::fit(const std::vector<GraphComparison
   GraphCalibration cal;
   cal.device_ = comparisons.front().device;
   cal.cost_model_id_ = comparisons.front().cost_model_id;
-  cal.weight_stream_ = comparisons.front().weight_stream;
+  cal.cold_reads_ = comparisons.front().cold_reads;
   for (const GraphComparison& c : comparisons) {
     if (c.device != cal.device_)
       return Status::InvalidArgument(c.source + " was run on " + c.device + ", " + comparisons.front().source + " on " +
@@ -128,10 +128,10 @@ Result<GraphCalibration> GraphCalibration::fit(const std::vector<GraphComparison
     if (c.cost_model_id != cal.cost_model_id_)
       return Status::InvalidArgument(c.source + " and " + comparisons.front().source +
                                      " were predicted with different cost models: a calibration is for one");
-    if (c.weight_stream != cal.weight_stream_)
+    if (c.cold_reads != cal.cold_reads_)
       return Status::InvalidArgument(c.source + " and " + comparisons.front().source +
-                                     " differ in whether their predictions count the weights' reading from memory "
-                                     "(predict --no-weight-stream): predict them the same way");
+                                     " differ in whether their predictions count the reads from memory "
+                                     "(predict --no-cold-reads): predict them the same way");
     cal.models_.push_back(c.model + " b" + std::to_string(c.batch));
   }
   // Per class, the normal equations of the weighted least squares fit of measured = factor x
@@ -205,7 +205,7 @@ nlohmann::json GraphCalibration::to_json() const {
           {"version", kGraphCalibrationVersion},
           {"device", device_},
           {"cost_model_id", cost_model_id_},
-          {"weight_stream", weight_stream_},
+          {"cold_reads", cold_reads_},
           {"overhead", overhead_},
           {"fits", fits},
           {"models", models_}};
@@ -224,7 +224,7 @@ Result<GraphCalibration> GraphCalibration::from_json(const nlohmann::json& j, co
   try {
     cal.device_ = j.at("device").get<std::string>();
     cal.cost_model_id_ = j.at("cost_model_id").get<std::string>();
-    cal.weight_stream_ = j.at("weight_stream").get<bool>();
+    cal.cold_reads_ = j.at("cold_reads").get<bool>();
     cal.overhead_ = j.at("overhead").get<double>();
     for (const auto& [cls, f] : j.at("fits").items()) {
       CalibrationFit c{f.at("factor").get<double>(), f.at("added_s").get<double>(), f.at("models").get<int>(),

@@ -1,11 +1,11 @@
 // A device's graph calibration: how much slower (or faster) kernels run inside a whole model on the
 // executor than a cost model predicts them, per class of operator. The cost model learns from the
 // profiler's timings of one kernel run over and over, whose weights and inputs stay cached; in a
-// graph a convolution's weights come from memory (which `predict` counts unless told not to,
-// costmodel/weight_stream.h), an element-wise op reads what the op before it wrote, and a host's
-// caches are shared with other guests. How much the rest costs differs by CPU and by kind of
+// graph a convolution's weights and the activations written long before come from memory (which
+// `predict` counts unless told not to: costmodel/weight_stream.h, costmodel/input_reuse.h), and a
+// host's caches are shared with other guests. How much the rest costs differs by CPU and by kind of
 // operator (docs/costmodel.md), and no record of the profiler's shows it. A calibration records
-// whether its predictions counted the weights' stream, and applies only to predictions that agree.
+// whether its predictions counted the reads from memory, and applies only to predictions that agree.
 //
 // A calibration is fitted from `tensorperf predict --compare --json` outputs of some models on one
 // device with one cost model (the per-operator predictions beside the run's per-operator times).
@@ -54,7 +54,7 @@ struct GraphComparison {
   int64_t batch = 0;
   std::string device;  // device key
   std::string cost_model_id;
-  bool weight_stream = false;  // predicted with the weights' reading from memory (costmodel/weight_stream.h)
+  bool cold_reads = false;  // predicted with its reads from memory (predict --cold-reads)
   struct Op {
     std::string cls;         // calibration_class(), or copy_class() for a layout copy
     double predicted_s = 0;  // per instance, uncalibrated
@@ -82,7 +82,7 @@ struct CalibrationFit {
 class GraphCalibration {
  public:
   // InvalidArgument when `comparisons` is empty or mixes devices, cost models or predictions with and
-  // without the weights' reading from memory.
+  // without the reads from memory.
   static Result<GraphCalibration> fit(const std::vector<GraphComparison>& comparisons, int min_models = 2);
 
   // The fit for an operator of `cls`: its own where fitted, else the first fitted fallback's; null
@@ -100,9 +100,9 @@ class GraphCalibration {
 
   const std::string& device() const { return device_; }
   const std::string& cost_model_id() const { return cost_model_id_; }
-  // Whether it was fitted to predictions that count the weights' reading from memory: it applies
+  // Whether it was fitted to predictions that count the reads from memory: it applies
   // only to predictions made the same way.
-  bool weight_stream() const { return weight_stream_; }
+  bool cold_reads() const { return cold_reads_; }
   const std::map<std::string, CalibrationFit>& fits() const { return fits_; }
   const std::vector<std::string>& models() const { return models_; }  // "resnet18 b1", ...
 
@@ -113,7 +113,7 @@ class GraphCalibration {
 
  private:
   std::string device_, cost_model_id_;
-  bool weight_stream_ = false;
+  bool cold_reads_ = false;
   std::map<std::string, CalibrationFit> fits_;  // fitted classes only, "all" and "copy" among them
   double overhead_ = 1;
   std::vector<std::string> models_;

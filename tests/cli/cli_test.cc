@@ -518,10 +518,10 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   ASSERT_EQ(p.exit_code, 0) << p.err;
   auto pj = nlohmann::json::parse(p.out);
   EXPECT_EQ(pj["ops"].size(), 22u);
-  EXPECT_EQ(pj["weight_stream"], true);
+  EXPECT_EQ(pj["cold_reads"], true);
   const double peak = pj["device_features"]["peak_gflops"].get<double>();
   const double bandwidth = pj["device_features"]["mem_bandwidth_gbs"].get<double>();
-  double sum = 0, alone_sum = 0, weights_sum = 0;
+  double sum = 0, alone_sum = 0, weights_sum = 0, cold_inputs_sum = 0;
   for (const auto& op : pj["ops"]) {
     EXPECT_GT(op["predicted_ms"].get<double>(), 0);
     // A convolution's weights, read from memory in the model: added to its prediction as the
@@ -529,12 +529,16 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
     // and does fewer flops per weight byte than the ridge); nothing for the other operators.
     auto w = tensorperf::ir::parse_workload_key(op["workload"].get<std::string>());
     ASSERT_TRUE(w.ok()) << op.dump();
-    const double weights = op["weights_ms"].get<double>();
+    const double weights = op["weights_ms"].get<double>(), cold_inputs = op["cold_inputs_ms"].get<double>();
     EXPECT_NEAR(weights,
                 1e3 * tensorperf::costmodel::streamed_weights_seconds(
-                          *w, (op["predicted_ms"].get<double>() - weights) / 1e3, peak, bandwidth),
+                          *w, (op["predicted_ms"].get<double>() - weights - cold_inputs) / 1e3, peak, bandwidth),
                 1e-9)
         << op.dump();
+    // Activations read from memory (those written more than a core's L2 before): never negative,
+    // and summed into the total.
+    EXPECT_GE(cold_inputs, 0) << op.dump();
+    cold_inputs_sum += cold_inputs * op["count"].get<double>();
     if (w->op == tensorperf::ir::OpKind::kConv2d) {
       EXPECT_GE(weights, 0) << op.dump();
     } else {
@@ -578,6 +582,7 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   EXPECT_NEAR(pj["predicted_alone_ms"].get<double>(), alone_sum + copies, 1e-9 * alone_sum);
   EXPECT_GT(weights_sum, 0);
   EXPECT_NEAR(pj["predicted_weights_ms"].get<double>(), weights_sum, 1e-9 * weights_sum);
+  EXPECT_NEAR(pj["predicted_cold_inputs_ms"].get<double>(), cold_inputs_sum, 1e-9);
   EXPECT_GT(pj["measured_ms"].get<double>(), 0);
   // --compare predicts the configs the run chose: a stored Halide config that the run's load-time
   // check replaces by oneDNN's default (Halide's default config of the slowest convolution, recorded
@@ -668,34 +673,39 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
       tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model + " --json");
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   {
-    // Without the weights' reading from memory: each prediction less its weights' time.
+    // Without the reads from memory: each prediction less its weights' and activations' time.
     CmdResult unstreamed = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " +
-                                      model + " --no-weight-stream --json");
+                                      model + " --no-cold-reads --json");
     ASSERT_EQ(unstreamed.exit_code, 0) << unstreamed.err;
     const nlohmann::json pl = nlohmann::json::parse(plain.out), un = nlohmann::json::parse(unstreamed.out);
-    EXPECT_EQ(un["weight_stream"], false);
+    EXPECT_EQ(un["cold_reads"], false);
     EXPECT_EQ(un["predicted_weights_ms"], 0.0);
+    EXPECT_EQ(un["predicted_cold_inputs_ms"], 0.0);
     ASSERT_EQ(un["ops"].size(), pl["ops"].size());
     for (size_t i = 0; i < un["ops"].size(); ++i)
       EXPECT_NEAR(un["ops"][i]["predicted_ms"].get<double>(),
-                  pl["ops"][i]["predicted_ms"].get<double>() - pl["ops"][i]["weights_ms"].get<double>(), 1e-12);
+                  pl["ops"][i]["predicted_ms"].get<double>() - pl["ops"][i]["weights_ms"].get<double>() -
+                      pl["ops"][i]["cold_inputs_ms"].get<double>(),
+                  1e-12);
     EXPECT_NEAR(un["predicted_ms"].get<double>(),
-                pl["predicted_ms"].get<double>() - pl["predicted_weights_ms"].get<double>(), 1e-9);
+                pl["predicted_ms"].get<double>() - pl["predicted_weights_ms"].get<double>() -
+                    pl["predicted_cold_inputs_ms"].get<double>(),
+                1e-9);
     // A calibration fitted to predictions with it does not apply to predictions without.
     CmdResult mixed = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model +
-                                 " --no-weight-stream --calibration " + cal);
+                                 " --no-cold-reads --calibration " + cal);
     EXPECT_EQ(mixed.exit_code, 2);
     EXPECT_EQ(lines(mixed.err), 1) << mixed.err;
     EXPECT_NE(mixed.err.find("calibrate again"), std::string::npos) << mixed.err;
     // Nor are comparisons predicted both ways fitted together.
     nlohmann::json cmp2 = psj;
-    cmp2["weight_stream"] = false;
+    cmp2["cold_reads"] = false;
     std::ofstream(dir / "cmp2_unstreamed.json") << cmp2.dump();
     CmdResult both =
         tensorperf("calibrate " + (dir / "cmp1.json").string() + " " + (dir / "cmp2_unstreamed.json").string());
     EXPECT_EQ(both.exit_code, 1);
     EXPECT_EQ(lines(both.err), 1) << both.err;
-    EXPECT_NE(both.err.find("--no-weight-stream"), std::string::npos) << both.err;
+    EXPECT_NE(both.err.find("--no-cold-reads"), std::string::npos) << both.err;
   }
   CmdResult calibrated = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model +
                                     " --calibration " + cal + " --json");
@@ -816,9 +826,9 @@ TEST(Cli, PredictUsesTheDeviceVectorTheModelLearned) {
   description["clock_mhz"] = 2 * description["clock_mhz"].get<double>();
   std::filesystem::create_directories(dir / "faster");
   std::ofstream(dir / "faster" / ("device-" + key + ".json")) << description.dump();
-  nlohmann::json scaled = predict(older, "--devices " + (dir / "faster").string() + " --no-weight-stream");
+  nlohmann::json scaled = predict(older, "--devices " + (dir / "faster").string() + " --no-cold-reads");
   nlohmann::json unscaled =
-      predict(older, "--devices " + (dir / "faster").string() + " --no-clock-scale --no-weight-stream");
+      predict(older, "--devices " + (dir / "faster").string() + " --no-clock-scale --no-cold-reads");
   nlohmann::json scaled_streamed = predict(older, "--devices " + (dir / "faster").string());
   nlohmann::json unscaled_streamed = predict(older, "--devices " + (dir / "faster").string() + " --no-clock-scale");
   EXPECT_GT(scaled_streamed["predicted_weights_ms"].get<double>(), 0);

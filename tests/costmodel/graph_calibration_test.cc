@@ -147,10 +147,10 @@ TEST(GraphCalibration, APredictionMadeWithACalibrationIsRefittedFromItsUncalibra
 TEST(GraphCalibration, SaveLoadRoundTripGivesTheSameFactors) {
   nlohmann::json a = comparison("a", {op(kConv, 2, 1.0, 1.1), op(kAdd, 1, 0.1, 0.2)}, 1.1);
   nlohmann::json b = comparison("b", {op(kConv, 1, 1.0, 1.3), op(kAdd, 1, 0.1, 0.3)}, 1.2);
-  a["weight_stream"] = b["weight_stream"] = true;
+  a["cold_reads"] = b["cold_reads"] = true;
   auto cal = GraphCalibration::fit({parse(a), parse(b)});
   ASSERT_TRUE(cal.ok());
-  EXPECT_TRUE(cal->weight_stream());
+  EXPECT_TRUE(cal->cold_reads());
   const std::string path = (std::filesystem::temp_directory_path() / "tp_graph_calibration_test.json").string();
   ASSERT_TRUE(cal->save(path).ok());
   auto back = GraphCalibration::load(path);
@@ -162,7 +162,7 @@ TEST(GraphCalibration, SaveLoadRoundTripGivesTheSameFactors) {
   EXPECT_DOUBLE_EQ(back->overhead(), cal->overhead());
   EXPECT_EQ(back->device(), "dev");
   EXPECT_EQ(back->cost_model_id(), "m1");
-  EXPECT_TRUE(back->weight_stream());
+  EXPECT_TRUE(back->cold_reads());
   EXPECT_EQ(back->models(), (std::vector<std::string>{"a b1", "b b1"}));
   // Another version is refused with a message that says what to do.
   nlohmann::json j = cal->to_json();
@@ -186,13 +186,13 @@ TEST(GraphCalibration, MixedDevicesOrCostModelsAndRunlessPredictionsAreRefused) 
   ASSERT_FALSE(mixed_model.ok());
   EXPECT_NE(mixed_model.status().message().find("different cost models"), std::string::npos);
   EXPECT_FALSE(GraphCalibration::fit({}).ok());
-  // Predictions with the weights' reading from memory and without (a file from before it was
-  // counted has no weight_stream: without).
+  // Predictions with the reads from memory and without (a file from before it was
+  // counted has no cold_reads: without).
   nlohmann::json streamed = comparison("b", {op(kConv, 1, 1, 1)});
-  streamed["weight_stream"] = true;
+  streamed["cold_reads"] = true;
   auto mixed_stream = GraphCalibration::fit({parse(comparison("a", {op(kConv, 1, 1, 1)})), parse(streamed)});
   ASSERT_FALSE(mixed_stream.ok());
-  EXPECT_NE(mixed_stream.status().message().find("--no-weight-stream"), std::string::npos)
+  EXPECT_NE(mixed_stream.status().message().find("--no-cold-reads"), std::string::npos)
       << mixed_stream.status().message();
 
   nlohmann::json predicted_only = comparison("a", {op(kConv, 1, 1, 1)});
