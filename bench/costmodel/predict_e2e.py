@@ -3,10 +3,11 @@
 batch 1 and 8 on this machine, `tensorperf predict --compare` predicts the latency of the configs the
 executor would choose (the database's best known ones, else defaults) with a cost model trained on
 the measurement dataset, then runs the model (`tensorperf run`, median of --repeat runs) and
-reports the error. Also beside it: the sum of the run's own per-kernel times, and its layout copies
+reports the error. Also beside it: the sum of the run's own per-kernel times and its layout copies
 (predicted from the device's bandwidth, runtime/layout_copies.h) against the run's, which show how
-much of the error is the per-op predictions and how much is what else a graph spends (cache state
-between operators, the executor).
+much of the error is the per-op predictions and how much is what else a graph spends (the executor
+between steps); and the reads from memory the prediction counts (weights, and activations written
+long before: costmodel/weight_stream.h, costmodel/input_reuse.h).
 
 The run is the noisy side: on shared cores a model can run 20-30% slower for minutes and then
 return to its speed. So after the first pass (predict --compare) every model is run again in
@@ -110,7 +111,7 @@ def main():
                 f.write(out)
             results[key] = {k: r[k] for k in ("model", "batch", "device", "predicted_ms", "predicted_alone_ms",
                                                "measured_ms", "measured_kernels_ms", "error", "clock_scale")}
-            for k in ("predicted_copies_ms", "measured_copies_ms"):
+            for k in ("predicted_copies_ms", "measured_copies_ms", "predicted_weights_ms", "predicted_cold_inputs_ms"):
                 results[key][k] = r.get(k, 0.0)
             results[key]["sources"] = {}
             results[key]["chained_ops"] = 0.0  # operator instances predicted as chained (layout_chains.h)
@@ -214,6 +215,8 @@ def report(a, results):
                      "/".join("%.1f" % x for x in r.get("runs_ms", [r["measured_ms"]])), "%+.1f%%" % (100 * r["error"]),
                      "yes" if abs(r["error"]) <= 0.10 else "no", "%.2f" % r["measured_kernels_ms"],
                      "%+.1f%%" % (100 * kernels_err), "%.2f / %.2f" % (pred_copies, run_copies),
+                     "%.2f / %.2f" % (r["predicted_weights_ms"], r["predicted_cold_inputs_ms"])
+                     if "predicted_cold_inputs_ms" in r else "-",
                      "%+.1f%%" % (100 * graph_gap),
                      "%.0f" % r["chained_ops"] if "chained_ops" in r else "-",
                      "%+.1f%%" % (100 * (r["predicted_alone_ms"] - r["measured_ms"]) / r["measured_ms"])
@@ -228,7 +231,8 @@ def report(a, results):
           "pass's median run; predictions "
           "scaled by the clock: %s)" % (device, a.cost_model, ", ".join("%.3f" % s for s in scales)))
     e2e_bench.print_table(["model", "predicted ms", "run ms", "passes ms", "error", "within 10%", "run's kernels ms",
-                           "vs kernels", "copies ms (predicted / run)", "other overhead", "chained instances", "error without chains",
+                           "vs kernels", "copies ms (predicted / run)", "reads ms (weights / activations)",
+                           "other overhead", "chained instances", "error without chains",
                            "configs (ops)"], rows)
     print("\nwithin 10%%: %d of %d; median |error| %.1f%%, worst %.1f%%" %
           (sum(e <= 0.10 for e in errors), len(errors), 100 * statistics.median(errors), 100 * max(errors)))
