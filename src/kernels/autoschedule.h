@@ -2,7 +2,9 @@
 // schedule) scheduled by Mullapudi2016, Li2018 or Adams2019 (the plugins shipped with libhalide14)
 // for this machine, then JIT-compiled like any other kernel. Adams2019 runs with the weights built
 // into its plugin and, unless HL_BEAM_SIZE is set in the environment, a beam of 1 (greedy): its
-// default beam search took >20 GB and minutes on ResNet-18's 7x7 conv here.
+// default beam search took >20 GB and minutes on ResNet-18's 7x7 conv here. Where the greedy schedule
+// does not compile (a Halide 14 fault, seen on a 3x3 conv at AVX2), it schedules again with beams of 4,
+// then 8, unless the environment set HL_BEAM_SIZE.
 #pragma once
 
 #include <cstdint>

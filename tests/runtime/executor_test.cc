@@ -178,8 +178,10 @@ TEST(Executor, ConcatProducersWriteIntoTheirSliceWhenTheAxisHasOneOuterBlock) {
     auto e = load(*g, onednn_convs_in(*g, "plain"));
     const auto copies = std::count_if(e->steps().begin(), e->steps().end(),
                                       [](const StepInfo& s) { return s.provider == "layout" && s.op == "concat"; });
-    if (batch == 1) EXPECT_EQ(copies, 0) << "batch 1: every fire module's concat is a view";
-    else EXPECT_EQ(copies, 8) << "batch 2: channel slices are not contiguous, so concats copy";
+    if (batch == 1)
+      EXPECT_EQ(copies, 0) << "batch 1: every fire module's concat is a view";
+    else
+      EXPECT_EQ(copies, 8) << "batch 2: channel slices are not contiguous, so concats copy";
     auto reference = load(*g, options(ConfigPolicy::kReference));
     EXPECT_LE(relative_error(run(*e), run(*reference)), 1e-3) << "batch " << batch;
   }
@@ -321,8 +323,9 @@ TEST_F(StoreTest, ConfigsComeFromThisDeviceThenTheClosestDeviceThenDefaults) {
 TEST_F(StoreTest, AStoredConfigSlowerThanOnednnsDefaultGivesWay) {
   Result<ir::Graph> g = ir::build_model("resnet18", {1, 112});
   ASSERT_TRUE(g.ok());
-  const std::string key = "conv2d|float32[1,64,28,28];float32[64,64,3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];"
-                          "strides=[1,1]|bias+relu";
+  const std::string key =
+      "conv2d|float32[1,64,28,28];float32[64,64,3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];"
+      "strides=[1,1]|bias+relu";
   Result<ir::Workload> w = ir::parse_workload_key(key);
   ASSERT_TRUE(w.ok()) << w.status().message();
   add(*w, device().key(), (*kernels::find_provider("halide"))->default_config(*w), 1e-6);
@@ -357,7 +360,8 @@ TEST(Executor, ASliceWrittenIntoAConcatStillRuns) {
   const ir::ValueId x = g.add_input("x", ir::TensorType{{1, 8, 4, 4}, ir::DType::kFloat32});
   auto half = [&](const std::string& name, int64_t from) {
     return g.add_op(ir::OpKind::kSlice, name, {x},
-                    ir::Attrs{{"starts", std::vector<int64_t>{from}}, {"ends", std::vector<int64_t>{from + 4}},
+                    ir::Attrs{{"starts", std::vector<int64_t>{from}},
+                              {"ends", std::vector<int64_t>{from + 4}},
                               {"axes", std::vector<int64_t>{1}}});
   };
   Result<ir::ValueId> a = half("a", 0), b = half("b", 4);
@@ -437,9 +441,30 @@ TEST(Executor, EstimatedChainsAreTheExecutorsChains) {
       inputs += c.input;
     }
     EXPECT_EQ(outputs + static_cast<int>(concats.size()), e->native_layout_values()) << model;
-    // Every output kept in a layout has a reader taking it so: a kernel, or a channels-last concat.
-    for (ir::NodeId c : concats) inputs += static_cast<int>(g->node(c).inputs.size());
-    EXPECT_GE(inputs, outputs) << model;
+    // Every output kept in a layout has a reader taking it so: a kernel whose input is chained, the
+    // residual add of a kernel's epilogue (its sum input takes the kernel's layout), or a
+    // channels-last concat. (Counting chained inputs against outputs does not show it: an
+    // element-wise kernel may take two chained outputs, an epilogue one beside the kernel's input.)
+    std::vector<int> owner(g->nodes().size(), -1);
+    for (size_t i = 0; i < fused->size(); ++i) {
+      owner[static_cast<size_t>((*fused)[i].first.anchor)] = static_cast<int>(i);
+      for (ir::NodeId n : (*fused)[i].first.fused) owner[static_cast<size_t>(n)] = static_cast<int>(i);
+    }
+    const std::set<ir::NodeId> concat_set(concats.begin(), concats.end());
+    const std::vector<std::vector<ir::NodeId>> consumers = g->consumers();
+    for (size_t i = 0; i < fused->size(); ++i) {
+      if (!chained[i].output) continue;
+      const ir::FusedOp& f = (*fused)[i].first;
+      const ir::Node& last = g->node(f.fused.empty() ? f.anchor : f.fused.back());
+      bool taken = false;
+      for (ir::NodeId r : consumers[static_cast<size_t>(last.outputs[0])]) {
+        const int j = owner[static_cast<size_t>(r)];
+        const bool epilogue =
+            j >= 0 && r != (*fused)[static_cast<size_t>(j)].first.anchor && g->node(r).op == ir::OpKind::kAdd;
+        taken |= concat_set.count(r) > 0 || epilogue || (j >= 0 && chained[static_cast<size_t>(j)].input);
+      }
+      EXPECT_TRUE(taken) << model << ": " << last.name << " is kept in a layout that no reader takes";
+    }
     EXPECT_GT(outputs, 5) << model;
     for (size_t i = 0; i < fused->size(); ++i)
       passed_through += chained[i].output && kernels::onednn::passes_layouts_through((*fused)[i].second);
@@ -464,6 +489,7 @@ TEST(Executor, EstimatedLayoutCopiesAreTheExecutorsLayoutSteps) {
   ir::ModelOptions small{1, 96};  // Inception-V3's smallest input is 75x75
   small.seq_len = 16;
   int channels_last_total = 0, copies_total = 0;
+  bool squeezenet_channels_last = false;
   for (const char* model : {"squeezenet1_1", "inception_v3", "nasnet_a_mobile", "bert_base"}) {
     Result<ir::Graph> g = ir::build_model(model, small);
     ASSERT_TRUE(g.ok()) << model;
@@ -472,6 +498,8 @@ TEST(Executor, EstimatedLayoutCopiesAreTheExecutorsLayoutSteps) {
     ASSERT_TRUE(fused.ok());
     const std::vector<std::string> layouts = step_layouts(*g, *fused, *e);
     ASSERT_EQ(layouts.size(), fused->size()) << model;
+    if (std::string(model) == "squeezenet1_1")
+      squeezenet_channels_last = std::find(layouts.begin(), layouts.end(), "onednn:nhwc") != layouts.end();
     std::vector<ir::NodeId> channels_last;
     estimate_chained_io(*g, *fused, layouts, &channels_last);
     std::set<std::string> estimated, kept;
@@ -488,7 +516,10 @@ TEST(Executor, EstimatedLayoutCopiesAreTheExecutorsLayoutSteps) {
     EXPECT_EQ(estimated, kept) << model;
     copies_total += static_cast<int>(kept.size());
   }
-  EXPECT_GT(channels_last_total, 0);             // SqueezeNet's
+  // SqueezeNet's fire modules concat channels last where oneDNN runs its convolutions so (its choice
+  // on the AVX-512 hosts so far); with blocked layouts (an AVX2-only AMD EPYC family 25 model 1,
+  // 8-channel blocks) its concats keep plain tensors.
+  if (squeezenet_channels_last) EXPECT_GT(channels_last_total, 0);
   EXPECT_GT(copies_total, channels_last_total);  // BERT's transposes at least
 }
 
@@ -508,7 +539,8 @@ TEST_F(StoreTest, AHalideKernelBetweenBlockedOnednnKernelsGetsPlainTensors) {
   auto onednn_only = load(*g, options(ConfigPolicy::kOnednn));
   std::string key;  // a 3x3 convolution inside a residual block (runs twice)
   for (const StepInfo& s : onednn_only->steps())
-    if (s.workload.find("float32[64,64,3,3]") != std::string::npos && s.workload.find("|bias+relu") != std::string::npos)
+    if (s.workload.find("float32[64,64,3,3]") != std::string::npos &&
+        s.workload.find("|bias+relu") != std::string::npos)
       key = s.workload;
   ASSERT_FALSE(key.empty());
   Result<ir::Workload> w = ir::parse_workload_key(key);
