@@ -1,5 +1,6 @@
 // Micro-benchmarks that measure a device's peaks: FP32 FMA throughput and STREAM-triad bandwidth,
-// each on `threads` threads pinned to the first `threads` CPUs. Private to measure/ (device.cc).
+// each on `threads` threads pinned to the first `threads` CPUs, over the CPU time the threads ran
+// (so another process taking turns on those CPUs does not halve them). Private to measure/ (device.cc).
 #pragma once
 
 #include <string>

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -149,6 +151,27 @@ TEST_F(DeviceTest, MeasuredPeaksComeFromTheCache) {
   auto third = detect_device(again);
   ASSERT_TRUE(third.ok());
   EXPECT_NE(third->peak_gflops, 12345);
+}
+
+// A process that takes turns with the probe on its CPU does not halve the measured peak: the probe
+// counts the CPU time its threads ran, not the wall time (a probe during a build cached half of
+// this CPU's peak and a fifth of its bandwidth).
+TEST_F(DeviceTest, PeaksHoldWhileAnotherThreadSharesTheCpu) {
+  DeviceOptions alone = options();
+  alone.remeasure = true;
+  auto quiet = detect_device(alone);
+  ASSERT_TRUE(quiet.ok()) << quiet.status().message();
+  std::atomic<bool> stop{false};
+  std::thread spinner([&] {
+    ASSERT_TRUE(pin_current_thread({pinned_cpus(1)[0]}).ok());
+    volatile uint64_t n = 0;
+    while (!stop.load(std::memory_order_relaxed)) n = n + 1;
+  });
+  auto shared = detect_device(alone);
+  stop = true;
+  spinner.join();
+  ASSERT_TRUE(shared.ok()) << shared.status().message();
+  EXPECT_GT(shared->peak_gflops, 0.8 * quiet->peak_gflops) << quiet->peak_gflops;
 }
 
 TEST_F(DeviceTest, RejectsImpossibleThreadCountsAndUnknownIsa) {
