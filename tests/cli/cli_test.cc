@@ -581,8 +581,8 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   CmdResult steps = tensorperf("run --model squeezenet1_1 --image-size 64 --threads 1 --repeat 1 --json");
   ASSERT_EQ(steps.exit_code, 0) << steps.err;
   int layout_concats = 0;
-  for (const auto& op : nlohmann::json::parse(steps.out)["ops"])
-    layout_concats += op["provider"] == "layout" && op["op"] == "concat";
+  const auto steps_json = nlohmann::json::parse(steps.out);  // kept: a loop over a temporary's member dangles
+  for (const auto& op : steps_json["ops"]) layout_concats += op["provider"] == "layout" && op["op"] == "concat";
   EXPECT_TRUE(layout_concats == 0 || layout_concats == 8) << layout_concats;
   double copies = 0;
   int concats = 0;
