@@ -1,9 +1,11 @@
 // db_bench: imports TopHub-style AutoTVM logs replicated to N records (default 1,000,000) into each
 // backend and reports import records/s and best-config query latency p50/p99 at that size.
-// The replicas are the shared TopHub logs (../shared/data/tvm-logs/autotvm) with the config index
-// and the cost changed per replica, so every line is a distinct record of the same workloads and
-// devices (about 800 records per (workload, device)).
-// Usage: db_bench [--records N] [--queries Q] [--batch N] [--backends sqlite,postgresql] [--json]
+// The replicas are TopHub's AutoTVM logs (every file of --logs DIR, by default the autotvm folder of
+// the TENSORPERF_TVM_LOGS CMake cache path) with the config index and the cost changed per replica,
+// so every line is a distinct record of the same workloads and devices (about 800 records per
+// (workload, device)).
+// Usage: db_bench [--records N] [--queries Q] [--batch N] [--backends sqlite,postgresql] [--logs DIR]
+//                 [--json]
 // (--batch: records per import transaction, the importer's default unless given)
 #include <algorithm>
 #include <cctype>
@@ -37,13 +39,16 @@ struct Options {
   size_t batch = tensorperf::db::ImportOptions{}.batch_size;
   std::vector<std::string> backends = {"sqlite", "postgresql"};
   bool json = false;
+  std::string logs = std::string(TENSORPERF_TVM_LOGS) + "/autotvm";
 };
 
-std::vector<std::string> base_lines() {
+std::vector<std::string> base_lines(const std::string& logs) {
   std::vector<std::string> lines;
-  std::filesystem::path dir = std::filesystem::path(TENSORPERF_SOURCE_DIR) / ".." / "shared" / "data" / "tvm-logs" / "autotvm";
+  const std::filesystem::path dir(logs);
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path());
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.is_regular_file()) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     std::ifstream in(f);
@@ -158,15 +163,17 @@ int main(int argc, char** argv) {
         o.backends.push_back(s.substr(p, e - p));
         p = e + 1;
       }
-    } else if (a == "--json") o.json = true;
+    } else if (a == "--logs" && i + 1 < argc) o.logs = argv[++i];
+    else if (a == "--json") o.json = true;
     else {
-      std::fprintf(stderr, "usage: db_bench [--records N] [--queries Q] [--batch N] [--backends sqlite,postgresql] [--json]\n");
+      std::fprintf(stderr, "usage: db_bench [--records N] [--queries Q] [--batch N] [--backends sqlite,postgresql] [--logs DIR] "
+                   "[--json]\n");
       return 2;
     }
   }
   try {
-    std::vector<std::string> base = base_lines();
-    if (base.empty()) throw std::runtime_error("no AutoTVM logs under ../shared/data/tvm-logs/autotvm");
+    std::vector<std::string> base = base_lines(o.logs);
+    if (base.empty()) throw std::runtime_error("no AutoTVM log lines under " + o.logs + "; give the folder with --logs DIR");
     std::vector<std::pair<std::string, std::string>> keys;
     LineParser parser;
     for (const auto& l : base) {

@@ -101,8 +101,7 @@ TEST_F(SqliteMigrationTest, VersionOneStoreKeepsEveryRecord) {
   ASSERT_TRUE(report.ok()) << report.status().message();
   EXPECT_EQ(report->inserted, 0);
   EXPECT_EQ(report->duplicates, 83);
-  std::istringstream more(read_file((fs::path(TENSORPERF_SOURCE_DIR) / ".." / "shared" / "data" / "tvm-logs" /
-                                     "autotvm" / "vta_v0.10.log").string()));
+  std::istringstream more(read_file((fs::path(TENSORPERF_TVM_LOGS) / "autotvm" / "vta_v0.10.log").string()));
   report = db::import_stream(**store, more, "vta", {}, {});
   ASSERT_TRUE(report.ok()) << report.status().message();
   EXPECT_GT(report->inserted, 0);

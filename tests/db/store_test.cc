@@ -50,7 +50,7 @@ std::unique_ptr<db::RecordStore> StoreTest::open() {
 
 std::vector<std::string> tvm_log_files() {
   std::vector<std::string> files;
-  std::filesystem::path root = std::filesystem::path(TENSORPERF_SOURCE_DIR) / ".." / "shared" / "data" / "tvm-logs";
+  std::filesystem::path root = std::filesystem::path(TENSORPERF_TVM_LOGS);
   std::error_code ec;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root, ec))
     if (e.is_regular_file()) files.push_back(e.path().string());

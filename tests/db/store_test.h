@@ -27,8 +27,8 @@ class StoreTest : public ::testing::TestWithParam<Backend> {
 
 std::string backend_test_name(const ::testing::TestParamInfo<Backend>& info);
 
-// Every file under ../shared/data/tvm-logs (sorted), and its record lines (comments and blank lines
-// dropped) in order.
+// Every file under the TVM logs folder (the TENSORPERF_TVM_LOGS CMake cache path; sorted), and its
+// record lines (comments and blank lines dropped) in order.
 std::vector<std::string> tvm_log_files();
 std::vector<std::string> record_lines(const std::string& path);
 std::string read_file(const std::string& path);

@@ -105,7 +105,7 @@ std::string run_onnx(const std::string& input) {
 // --- log lines ----------------------------------------------------------------------------------
 std::vector<std::string> log_seeds() {
   std::vector<std::string> seeds;
-  const std::filesystem::path root = std::filesystem::path(TENSORPERF_SOURCE_DIR) / ".." / "shared" / "data" / "tvm-logs";
+  const std::filesystem::path root = std::filesystem::path(TENSORPERF_TVM_LOGS);
   std::error_code ec;
   if (std::filesystem::exists(root, ec))
     for (const auto& f : std::filesystem::recursive_directory_iterator(root, ec)) {
