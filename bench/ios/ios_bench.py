@@ -4,14 +4,15 @@
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
         [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
         [--ort node|python] [--no-ort] [--warm-stages] [--stage-profile RUNS] [--ceiling-passes 3]
-        [--process-rounds 5]
+        [--process-rounds 5] [--profile-runs 10]
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
 measures nothing; stages are timed cold, their data evicted from the caches first, unless
---warm-stages), IOS-both with predicted (composed) costs, and `chosen`: what `tensorperf schedule
---strategy both` writes, the fastest on the whole model of the sequential, IOS-both and greedy
-schedules; it times every schedule in --rounds interleaved rounds (medians); the schedules go to
+--warm-stages), IOS-both with predicted (composed) costs, IOS-both again with its measured costs
+corrected by a profile of IOS-both's and the sequential schedule in the model (`ios-both-profiled`,
+--profile-runs runs each), and `chosen`: what `tensorperf schedule --strategy both` writes, the
+judge's pick on the whole model of those and the sequential schedule; it times every schedule in --rounds interleaved rounds (medians); the schedules go to
 --schedules. The specialisation check of the IOS paper runs each batch's IOS-both schedule at the
 other batch, next to that batch's own. ONNX Runtime (npm onnxruntime-node, installed into a cache
 directory with --ignore-scripts; with --ort python, Python's onnxruntime package, for machines that
@@ -68,6 +69,8 @@ def runner(a, model, batch, extra=(), time_only=False):
         argv.append("--warm-stages")
     if a.stage_profile and not time_only:
         argv += ["--stage-profile", str(a.stage_profile)]
+    if not time_only:
+        argv += ["--profile-runs", str(a.profile_runs)]
     out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -170,6 +173,10 @@ def main():
     ap.add_argument("--stage-profile", type=int, default=0, metavar="RUNS",
                     help="also time each schedule's stages in RUNS runs of the model and print their sum next to "
                          "what the same stages cost alone (the search's costs)")
+    ap.add_argument("--profile-runs", type=int, default=10, metavar="RUNS",
+                    help="runs of IOS-both's and the sequential schedule with their stages timed in the model, whose "
+                         "ratios to the stages alone correct the costs of a second search, ios-both-profiled (as "
+                         "`schedule --profile-runs`; 0: not searched)")
     ap.add_argument("--ceiling-passes", type=int, default=3, metavar="N",
                     help="processes per thread count that time each operator for the concurrency ceiling (0: none)")
     ap.add_argument("--process-rounds", type=int, default=5, metavar="N",
@@ -230,15 +237,19 @@ def speedup(variants, name):
 
 
 def report(a, results, batches):
-    names = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios-both", "ios-both-predicted", "chosen"]
-    cols = ["network", "batch"] + names + ["both x", "chosen x", "both x (proc)", "chosen x (proc)", "ceiling", "search s", "measured", "groups", "pred search s", "pred/both",
+    names = ["sequential", "greedy", "ios-merge", "ios-parallel", "ios-both", "ios-both-predicted",
+             "ios-both-profiled", "chosen"]
+    cols = ["network", "batch"] + names + ["both x", "profiled x", "chosen x", "both x (proc)", "chosen x (proc)", "ceiling", "search s", "measured", "groups", "pred search s", "pred/both",
                                            "other batch's both", "ORT seq", "ORT par"]
-    lines, speedups, chosen, ceilings, proc_both, proc_chosen = [], [], [], [], [], []
+    lines, speedups, chosen, ceilings, proc_both, proc_chosen, profiled_x = [], [], [], [], [], [], []
     for row in results:
         v = {x["name"]: x for x in row["variants"]}
         speedups.append(speedup(v, "ios-both"))
         if "chosen" in v:
             chosen.append(speedup(v, "chosen"))
+        px = speedup(v, "ios-both-profiled") if "ios-both-profiled" in v else None
+        if px:
+            profiled_x.append(px)
         if "ceiling" in row:
             ceilings.append(row["ceiling"]["ceiling"])
         pb, pc = process_speedup(row, "ios-both"), process_speedup(row, "chosen")
@@ -252,6 +263,8 @@ def report(a, results, batches):
                      [("%.2f" % v[n]["latency_ms"] + (" (= %s)" % v[n]["same_as"] if v[n].get("same_as") else ""))
                       if n in v else "-" for n in names] +
                      ["%.2fx" % speedups[-1],
+                      "%.2fx (%s)" % (px, "%.2f" % v["ios-both-profiled"]["concurrent_factor"]
+                                      if "concurrent_factor" in v["ios-both-profiled"] else "-") if px else "-",
                       "%.2fx (%s)" % (chosen[-1], v["chosen"]["chosen_from"]) if "chosen" in v else "-",
                       "%.2fx" % pb if pb else "-", "%.2fx" % pc if pc else "-",
                       "%.2fx" % row["ceiling"]["ceiling"] if "ceiling" in row else "-",
@@ -278,10 +291,15 @@ def report(a, results, batches):
             print("per batch: " + "; ".join(
                 "batch %d %s" % (b, summary([x for x, row in zip(speedups, results) if row["batch"] == b]))
                 for b in batches if any(row["batch"] == b for row in results)))
+    if profiled_x:
+        print("IOS-both searched again with its stage costs corrected by a profile of it and of the sequential "
+              "schedule in the model ('profiled x'; in parentheses the fitted factor of concurrent stages in the "
+              "model over alone; '-': IOS-both had no concurrent stage) vs sequential: %s" % summary(profiled_x))
     if chosen:
-        print("chosen (what `tensorperf schedule --strategy both` writes: the sequential schedule unless IOS-both "
-              "or greedy clearly beat it on the whole model (by 3%% in 4 of 5 rounds); its search time includes greedy's and the judging) vs "
-              "sequential: %s" % summary(chosen))
+        print("chosen (what `tensorperf schedule --strategy both` writes: the sequential schedule unless another "
+              "candidate, IOS-both, greedy, IOS-merge, IOS-parallel, the predicted-cost or the profiled IOS-both, "
+              "clearly beat it on the whole model (by 3%% in 4 of 5 rounds); its search time includes theirs and the "
+              "judging) vs sequential: %s" % summary(chosen))
     if proc_both:
         print("each schedule in a process of its own (`tensorperf run`, medians over %d rounds of per-round ratios to "
               "the sequential process): IOS-both %s; chosen %s" % (
@@ -292,7 +310,7 @@ def report(a, results, batches):
                   results[0]["threads"], results[0]["ceiling"]["passes"], summary(ceilings)))
     profiled = [row for row in results if any("stage_profile" in x for x in row["variants"])]
     if profiled:
-        kinds = ["sequential", "greedy", "ios-both", "ios-both-predicted", "chosen"]
+        kinds = ["sequential", "greedy", "ios-both", "ios-both-predicted", "ios-both-profiled", "chosen"]
         lines = []
         for row in profiled:
             v = {x["name"]: x for x in row["variants"]}

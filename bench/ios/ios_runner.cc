@@ -4,27 +4,32 @@
 //   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02]
 //              [--search-budget 60] [--rounds 7] [--seconds 1] [--configs onednn|db] [--save-dir DIR]
 //              [--extra NAME=FILE ...] [--time-only] [--warm-stages] [--stage-profile RUNS]
+//              [--profile-runs 10]
 //
 // Searches sequential, greedy, IOS-merge, IOS-parallel and IOS-both with measured stage costs (one
-// Scheduler: what one search measured, the next finds in the database), and IOS-both with predicted
-// (composed) costs, and `chosen`: what `tensorperf schedule --strategy both` writes, the fastest
-// of the sequential, IOS-both and greedy schedules on the whole model; loads an executor for each
+// Scheduler: what one search measured, the next finds in the database), IOS-both with predicted
+// (composed) costs, IOS-both again with its measured costs corrected by a profile of IOS-both's and
+// the sequential schedule in the model (`ios-both-profiled`, --profile-runs runs each; IOS-both's own
+// schedule where that has no concurrent stage; 0: not searched), and `chosen`: what `tensorperf schedule
+// --strategy both` writes, the judge's pick of those on the whole model; loads an executor for each
 // schedule and for each --extra schedule file (another batch's schedule, applied here by operator
 // names: the specialisation check); then times them in --rounds rounds of rotating order, each a
 // median of about --seconds of runs (each round's times on stderr). Prints one JSON object {model,
 // batch, threads, device, variants: [{name, search_s, stages_measured, estimated_ms, latency_ms,
-// rounds_ms, stages, concurrent, merged, chosen_from, same_as}]} and writes each searched schedule
-// to --save-dir as <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and
-// the extras only). A variant whose schedule runs just what an earlier one runs (the same operators
-// in the same order on the same threads, the same concurrent stages and merges) is not loaded
-// again: it shares that one's timings, and `same_as` names it. --stage-profile RUNS adds to each
-// variant "stage_profile": each stage's median time in RUNS runs of the model next to its cost run
-// alone, as the search measures stages.
+// rounds_ms, stages, concurrent, merged, chosen_from, same_as[, concurrent_factor,
+// concurrent_fitted]}]} and writes each searched schedule to --save-dir as
+// <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and the extras only).
+// A variant whose schedule runs just what an earlier one runs (the same operators in the same order
+// on the same threads, the same concurrent stages and merges) is not loaded again: it shares that
+// one's timings, and `same_as` names it. --stage-profile RUNS adds to each variant "stage_profile":
+// each stage's median time in RUNS runs of the model next to its cost run alone, as the search
+// measures stages.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -87,58 +92,32 @@ struct Variant {
   int chains_split = 0;     // chains the search ran as their operators' own stages
   std::string chosen_from;  // `chosen`: which candidate the whole model picked
   std::string same_as;      // an earlier variant with the very same schedule, whose timings it shares
+  double concurrent_factor = 0;  // ios-both-profiled: concurrent stages in the model over alone (in_model.h)
+  int concurrent_fitted = 0;     // the concurrent stages that factor was fitted on
+  int losing_stages = 0;         // of those, the ones slower than their operators in the sequential profile
   std::unique_ptr<runtime::Executor> executor;
   std::vector<double> rounds_ms;
 };
 
-// Each stage of v's executor as it runs in the model (the median of `runs` timed runs) next to what
-// the same stage costs run alone (Scheduler::stage_cost: from the database, else measured as the
-// search measures). A stage whose operators the scheduler does not know (a copy the executor added)
-// has no cost alone (null).
+// Each stage of v's executor as it runs in the model (graphsched::profile_in_model: the median of
+// `runs` timed runs) next to what the same stage costs run alone (Scheduler::stage_cost: from the
+// database, else measured as the search measures). Stages that are only copies the executor placed
+// are left out.
 Result<nlohmann::json> profile_stages(Variant& v, graphsched::Scheduler& scheduler, int runs, int threads) {
-  std::map<std::string, int> index;
-  for (int i = 0; i < scheduler.ops().size(); ++i) index[scheduler.ops().names[i]] = i;
-  std::map<std::string, std::vector<std::string>> merged;
-  for (const runtime::MergeSpec& m : v.schedule.merges) merged[m.name] = m.ops;
-  std::map<std::string, int> threads_of;
-  for (const runtime::Stage& st : v.schedule.stages)
-    for (const runtime::StageGroup& grp : st.groups)
-      for (const std::string& op : grp.ops) threads_of[op] = grp.threads;
-  const auto stages = v.executor->stages();
-  std::vector<std::vector<double>> seconds(stages.size());
-  for (int r = 0; r < runs; ++r) {
-    std::vector<double> once;
-    TP_RETURN_IF_ERROR(v.executor->run_stages_timed(once));
-    for (size_t k = 0; k < once.size(); ++k) seconds[k].push_back(once[k]);
-  }
+  TP_ASSIGN_OR_RETURN(std::vector<graphsched::StageInModel> profile,
+                      graphsched::profile_in_model(*v.executor, v.schedule, scheduler.ops(), threads, runs));
   nlohmann::json out = nlohmann::json::array();
-  for (size_t k = 0; k < stages.size(); ++k) {
-    graphsched::StageChoice c;
+  for (const graphsched::StageInModel& m : profile) {
+    graphsched::StageChoice c = m.stage;
+    c.cost_s = 0;
     int ops = 0;
-    for (const std::vector<int>& group : stages[k]) {
-      std::vector<int> members;
-      int t = threads;
-      for (int step : group) {
-        const std::string& name = v.executor->steps()[step].name;
-        if (auto m = merged.find(name); m != merged.end()) {
-          c.merged = true;
-          for (const std::string& op : m->second) members.push_back(index.at(op));
-        } else if (auto it = index.find(name); it != index.end()) {
-          members.push_back(it->second);
-          if (threads_of.count(name)) t = threads_of[name];
-        }  // else the split of a merged output, or a copy the executor placed: not the scheduler's
-      }
-      std::sort(members.begin(), members.end());
-      ops += static_cast<int>(members.size());
-      if (!members.empty()) c.groups.push_back(members), c.threads.push_back(c.merged ? threads : t);
-    }
+    for (const std::vector<int>& group : c.groups) ops += static_cast<int>(group.size());
     double alone = NAN;
-    if (!c.groups.empty() && !(c.merged && c.groups.size() > 1)) {
+    if (!(c.merged && c.groups.size() > 1)) {
       TP_ASSIGN_OR_RETURN(alone, scheduler.stage_cost(c));
     }
-    out.push_back({{"model_ms", median(seconds[k]) * 1e3}, {"alone_ms", alone * 1e3},
-                   {"groups", c.groups.size()}, {"ops", ops}, {"merged", c.merged},
-                   {"threads", c.threads}});
+    out.push_back({{"model_ms", m.model_s * 1e3}, {"alone_ms", alone * 1e3}, {"groups", c.groups.size()},
+                   {"ops", ops}, {"merged", c.merged}, {"threads", c.threads}});
   }
   return out;
 }
@@ -148,7 +127,7 @@ Result<nlohmann::json> profile_stages(Variant& v, graphsched::Scheduler& schedul
 int main(int argc, char** argv) {
   std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--min-gain", "0.02"}, {"--search-budget", "60"}, {"--rounds", "7"}, {"--seconds", "1"},
                                           {"--configs", "onednn"}, {"--threads", "2"}, {"--batch", "1"},
-                                          {"--stage-profile", "0"}};
+                                          {"--stage-profile", "0"}, {"--profile-runs", "10"}};
   std::vector<std::string> extras;
   bool time_only = false, warm_stages = false;
   for (int i = 1; i < argc; ++i) {
@@ -204,6 +183,8 @@ int main(int argc, char** argv) {
     searches.push_back({"ios-merge", graphsched::Strategy::kMerge, graphsched::CostKind::kMeasured});
     searches.push_back({"ios-parallel", graphsched::Strategy::kParallel, graphsched::CostKind::kMeasured});
   }
+  std::optional<graphsched::Plan> both;  // ios-both's plan, for the profiled search
+  graphsched::SearchOptions both_search;
   for (const Search& s : searches) {
     graphsched::SearchOptions search;
     search.strategy = s.strategy;
@@ -236,6 +217,42 @@ int main(int argc, char** argv) {
       Status st = runtime::write_schedule_file(file, v.schedule);
       if (!st.ok()) return fail(st.message());
     }
+    if (s.name == "ios-both") both = *plan, both_search = search;
+    variants.push_back(std::move(v));
+  }
+  if (const int runs = std::stoi(a["--profile-runs"]); both && runs > 0) {
+    // As `tensorperf schedule --strategy both`: ios-both's schedule and the sequential one profiled in
+    // the model, and the search again with its stage costs so corrected (graphsched/in_model.h).
+    const double t0 = steady_seconds();
+    Result<graphsched::Plan> plan = (*scheduler)->plan_in_model(*both, both_search, runs);
+    if (!plan.ok()) return fail("ios-both-profiled: " + plan.status().message());
+    const graphsched::InModelFactors& f = (*scheduler)->in_model();
+    Variant v;
+    v.name = "ios-both-profiled";
+    v.schedule = plan->schedule;
+    for (const Variant& w : variants)
+      if (w.name == "ios-both") v.search_s = w.search_s;
+    v.search_s += steady_seconds() - t0;  // its own search needs ios-both's first
+    v.estimated_ms = plan->search.cost_s * 1e3;
+    v.measured = plan->measured;
+    v.lanes = plan->search.lanes;
+    v.budget_cut = plan->search.budget_cut;
+    v.chains_split = plan->search.chains_split;
+    v.concurrent_factor = f.concurrent;
+    v.concurrent_fitted = f.concurrent_stages;
+    v.losing_stages = f.losing_stages;
+    std::fprintf(stderr,
+                 "%s b%lld: ios-both-profiled: in the model sequential %.3f ms, ios-both %.3f ms; %d schedules "
+                 "profiled, %d of their %d concurrent stages slower than their operators in sequence, all "
+                 "%.3fx alone; searched again in %.1f s (%lld stages measured), estimate %.3f ms\n",
+                 so.model.c_str(), static_cast<long long>(mo.batch), f.sequential_model_s * 1e3, f.found_model_s * 1e3,
+                 f.rounds, f.losing_stages, f.concurrent_stages, f.concurrent, steady_seconds() - t0,
+                 static_cast<long long>(v.measured), v.estimated_ms);
+    if (a.count("--save-dir")) {
+      const std::string file = a["--save-dir"] + "/" + so.model + "_b" + a["--batch"] + "_" + v.name + ".json";
+      Status st = runtime::write_schedule_file(file, v.schedule);
+      if (!st.ok()) return fail(st.message());
+    }
     variants.push_back(std::move(v));
   }
   if (!time_only) {
@@ -244,7 +261,8 @@ int main(int argc, char** argv) {
     std::vector<graphsched::Candidate> candidates;
     double searched_s = 0;
     int64_t measured = 0;
-    for (const char* name : {"sequential", "ios-both", "greedy", "ios-merge", "ios-parallel", "ios-both-predicted"})
+    for (const char* name :
+         {"sequential", "ios-both", "greedy", "ios-merge", "ios-parallel", "ios-both-predicted", "ios-both-profiled"})
       for (const Variant& v : variants)
         if (v.name == name) {
           candidates.push_back({v.name, v.schedule});
@@ -356,6 +374,11 @@ int main(int argc, char** argv) {
                                {"merged", merged},
                                {"chosen_from", v.chosen_from},
                                {"same_as", v.same_as}});
+    if (v.concurrent_fitted > 0) {
+      out["variants"].back()["concurrent_factor"] = v.concurrent_factor;
+      out["variants"].back()["concurrent_fitted"] = v.concurrent_fitted;
+      out["variants"].back()["losing_stages"] = v.losing_stages;
+    }
   }
   if (const int runs = std::stoi(a["--stage-profile"]); runs > 0)
     for (Variant& v : variants) {

@@ -42,6 +42,7 @@ struct ScheduleOptions {
   std::string db = "tensorperf.db";
   std::string configs = "db";
   int repeat = 20;
+  int profile_runs = 10;
   bool json = false;
 };
 
@@ -152,8 +153,8 @@ void run_schedule(const ScheduleOptions& o) {
 
   // The whole model judges (graphsched/judge.h): the sequential schedule, the found one and, for
   // `both`, the greedy baseline's (stages of more independent operators than threads, which the
-  // DP's stages cannot hold), merge's, parallel's and the predicted-cost one's, loaded for real,
-  // checked for equal outputs and timed in turns.
+  // DP's stages cannot hold), merge's, parallel's, the predicted-cost one's and the profiled one's,
+  // loaded for real, checked for equal outputs and timed in turns.
   runtime::ExecutorOptions eo = so.executor;
   eo.progress = nullptr;
   auto like_found = [&](runtime::StageSchedule s) {
@@ -179,7 +180,25 @@ void run_schedule(const ScheduleOptions& o) {
     also("greedy", graphsched::Strategy::kGreedy, cost);
     also("merge", graphsched::Strategy::kMerge, cost);
     also("parallel", graphsched::Strategy::kParallel, cost);
-    if (cost == graphsched::CostKind::kMeasured) also("predicted", graphsched::Strategy::kBoth, graphsched::CostKind::kPredicted);
+    if (cost == graphsched::CostKind::kMeasured) {
+      also("predicted", graphsched::Strategy::kBoth, graphsched::CostKind::kPredicted);
+      // The found schedule and the sequential one profiled in the model, and the search run again
+      // with its stage costs corrected by what the profiles say (graphsched/in_model.h).
+      if (o.profile_runs > 0) {
+        say("profiling the found and the sequential schedule in the model");
+        graphsched::Plan profiled = check(scheduler->plan_in_model(plan, search, o.profile_runs));
+        const graphsched::InModelFactors& f = scheduler->in_model();
+        if (f.concurrent_stages > 0) {
+          say(fmt::format("in the model: sequential {:.3f} ms, found {:.3f} ms; {} schedules profiled, {} of their "
+                          "{} concurrent stages slower than their operators in sequence, all {:.3f}x their "
+                          "time alone; searched again in {:.1f} s: {:.3f} ms estimated",
+                          f.sequential_model_s * 1e3, f.found_model_s * 1e3, f.rounds, f.losing_stages,
+                          f.concurrent_stages, f.concurrent,
+                          profiled.search.search_s, profiled.search.cost_s * 1e3));
+          candidates.push_back({"profiled", like_found(profiled.schedule)});
+        }
+      }
+    }
   }
   say(fmt::format("judging {} schedules on the whole model", candidates.size()));
   graphsched::JudgeOptions jo;
@@ -327,7 +346,7 @@ void register_schedule_command(CLI::App& app) {
   cmd->add_flag("--keep-slower", o.keep_slower,
                 "write the found schedule whatever the final check on the whole model says (by default it writes the "
                 "sequential one unless a candidate clearly beat it: the found one; for --strategy both also greedy's, "
-                "merge's, parallel's, the predicted-cost one)");
+                "merge's, parallel's, the predicted-cost one, the profiled one)");
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a Gantt chart spec of the schedule (threads over time) for scripts/plot.py SPEC OUT.png");
   cmd->add_option("--db", o.db, "the database of tuned configs and measured stages (SQLite path or postgresql:// URL)")
@@ -336,6 +355,12 @@ void register_schedule_command(CLI::App& app) {
                   "db (tuned, else the closest device's, else the faster default, as `run` chooses), onednn or halide "
                   "(defaults only: the same kernels every time, so a second search measures nothing)")
       ->check(CLI::IsMember({"db", "onednn", "halide"}))
+      ->capture_default_str();
+  cmd->add_option("--profile-runs", o.profile_runs,
+                  "for --strategy both with measured costs: runs of the found and the sequential schedule with "
+                  "their stages timed in the model, whose ratios to the stages alone correct the costs of a "
+                  "second search, one more candidate for the final check (0: none)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--repeat", o.repeat, "timed whole runs of each candidate schedule in the final check")->check(positive())->capture_default_str();
   cmd->add_flag("--json", o.json,

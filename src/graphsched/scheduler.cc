@@ -164,10 +164,18 @@ Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
     if (refit.lanes < plan.search.lanes) break;  // the budget cut it shallower than the first search
     plan.search = std::move(refit);
   }
+  TP_RETURN_IF_ERROR(finish(plan, search, fn, t0, measured0, stored0, timing0, storing0));
+  return plan;
+}
+
+Status Scheduler::finish(Plan& plan, const SearchOptions& search, const StageCostFn& fn, double t0,
+                         int64_t measured0, int64_t stored0, double timing0, double storing0) {
+  auto op_cost = [this](int op, int threads) { return measured_->op_cost(op, threads); };
   // The same schedule in graph order where its stages allow (ties fell where they fell): a search
   // that overlaps and merges nothing gives the sequential schedule itself.
   order_single_stages(ops_, plan.search.stages, op_cost);
   plan.search.search_s = steady_seconds() - t0;
+  plan.sequential_estimate_s = 0;
   for (int v = 0; v < ops_.size(); ++v) {
     TP_ASSIGN_OR_RETURN(double s, fn(StageChoice{{{v}}, {search.threads}, false}));
     plan.sequential_estimate_s += s;
@@ -179,6 +187,7 @@ Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
   plan.schedule.strategy = std::string(strategy_name(search.strategy));
   plan.schedule.graph = runtime::graph_fingerprint(graph_);
   plan.schedule.sequential_ms = plan.sequential_estimate_s * 1e3;
+  plan.schedule.configs.clear();
   for (const runtime::StepInfo& st : profiling_->steps())
     if (!st.workload.empty())
       plan.schedule.configs[st.workload] = runtime::ChosenConfig{kernels::Config{st.provider, st.config}, st.source, st.device, 0};
@@ -186,6 +195,121 @@ Result<Plan> Scheduler::plan(const SearchOptions& search, CostKind cost) {
   plan.from_store = measured_->from_store() - stored0;
   plan.timing_s = measured_->timing_s() - timing0;
   plan.storing_s = measured_->storing_s() - storing0;
+  return Status::Ok();
+}
+
+Result<Plan> Scheduler::plan_in_model(const Plan& found, const SearchOptions& search, int runs, int rounds) {
+  const double t0 = steady_seconds();
+  const int64_t measured0 = measured_->measured(), stored0 = measured_->from_store();
+  const double timing0 = measured_->timing_s(), storing0 = measured_->storing_s();
+  in_model_ = InModelFactors{};
+  in_model_.op.assign(ops_.size(), 1.0);
+  auto has_concurrent = [](const SearchResult& r) {
+    for (const StageChoice& c : r.stages)
+      if (!c.merged && c.groups.size() > 1) return true;
+    return false;
+  };
+  if (!has_concurrent(found.search)) return found;
+
+  // The schedules as a user runs them: memory reused by liveness, the found schedule's kernels.
+  runtime::ExecutorOptions eo = options_.executor;
+  eo.reuse_memory = runtime::ExecutorOptions{}.reuse_memory;
+  eo.progress = nullptr;
+  runtime::StageSchedule sequential = runtime::sequential_schedule(ops_.names, search.threads);
+  sequential.model = found.schedule.model;
+  sequential.batch = found.schedule.batch;
+  sequential.device = found.schedule.device;
+  sequential.graph = found.schedule.graph;
+  sequential.configs = found.schedule.configs;
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Executor> seq_exec, load_scheduled(graph_, sequential, eo));
+  TP_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Executor> found_exec, load_scheduled(graph_, found.schedule, eo));
+  // Alternating halves, so that a drift of the machine's speed falls on both profiles alike.
+  std::vector<StageInModel> seq_profile;
+  std::vector<std::vector<StageInModel>> profiles(1);
+  const int half = std::max(1, runs / 2);
+  for (int pass = 0; pass < 2; ++pass) {
+    TP_ASSIGN_OR_RETURN(std::vector<StageInModel> a, profile_in_model(*seq_exec, sequential, ops_, search.threads, half));
+    TP_ASSIGN_OR_RETURN(std::vector<StageInModel> b,
+                        profile_in_model(*found_exec, found.schedule, ops_, search.threads, half));
+    if (pass == 0) {
+      seq_profile = std::move(a), profiles[0] = std::move(b);
+      continue;
+    }
+    // The mean of the two halves' medians, stage by stage (both profiles list the same stages).
+    for (size_t k = 0; k < seq_profile.size() && k < a.size(); ++k)
+      seq_profile[k].model_s = 0.5 * (seq_profile[k].model_s + a[k].model_s);
+    for (size_t k = 0; k < profiles[0].size() && k < b.size(); ++k)
+      profiles[0][k].model_s = 0.5 * (profiles[0][k].model_s + b[k].model_s);
+  }
+  seq_exec.reset();
+  found_exec.reset();
+  double sequential_model_s = 0, found_model_s = 0;
+  for (const StageInModel& m : seq_profile) sequential_model_s += m.model_s;
+  for (const StageInModel& m : profiles[0]) found_model_s += m.model_s;
+
+  auto op_cost = [this](int op, int threads) { return measured_->op_cost(op, threads); };
+  auto alone_fn = [this](const StageChoice& c) { return (*measured_)(c); };
+  auto can_merge = [this](const std::vector<int>& members) {
+    std::vector<std::string> names;
+    for (int v : members) names.push_back(ops_.names[v]);
+    return merges_->can_merge(names);
+  };
+  const InModelFactors& f = in_model_;
+  // A profiled stage costs its time in the model, unmeasured alone.
+  auto profiled = [&f](const StageChoice& c) -> const double* {
+    if (c.merged || c.groups.size() < 2 || f.stages.empty()) return nullptr;
+    auto it = f.stages.find(stage_key(c));
+    return it == f.stages.end() ? nullptr : &it->second;
+  };
+  StageCostFn fn = [this, &f, op_cost, profiled](const StageChoice& c) -> Result<double> {
+    if (const double* known = profiled(c)) return *known;
+    TP_ASSIGN_OR_RETURN(double alone, (*measured_)(c));
+    return f.cost(c, alone, op_cost);
+  };
+  // The measured search's bound, corrected alike (the concurrent factor only where it lowers it).
+  ComposedStageCost alone(op_cost, Contention{}, 0.0, search.threads);
+  StageBoundFn bound = [&alone, &f, op_cost, profiled](const StageChoice& c) -> Result<double> {
+    if (const double* known = profiled(c)) return *known;
+    TP_ASSIGN_OR_RETURN(double s, alone(c));
+    TP_ASSIGN_OR_RETURN(double w, f.ops_factor(c, op_cost));
+    const bool several = !c.merged && c.groups.size() > 1;
+    return 0.9 * s * w * (several ? std::min(1.0, f.concurrent) : 1.0);
+  };
+  Plan plan;
+  for (int round = 0; round < std::max(1, rounds); ++round) {
+    TP_ASSIGN_OR_RETURN(in_model_,
+                        fit_in_model(ops_.size(), search.threads, seq_profile, profiles, alone_fn, op_cost));
+    SearchOptions again = search;
+    if (search.time_budget_s > 0) again.time_budget_s = std::max(1.0, search.time_budget_s - (steady_seconds() - t0));
+    TP_ASSIGN_OR_RETURN(plan.search, schedule_graph(ops_, again, fn, can_merge, op_cost, bound));
+    if (round + 1 >= rounds) break;
+    // The new schedule's concurrent stages that no profile holds yet: profile it in the model too,
+    // refit and search again, so that the search cannot keep a stage the factors got wrong.
+    bool fresh = false;
+    for (const StageChoice& c : plan.search.stages)
+      if (!c.merged && c.groups.size() > 1) {
+        StageChoice bare = c;
+        bare.cost_s = 0;
+        fresh |= !in_model_.stages.count(stage_key(bare));
+      }
+    if (!fresh) break;
+    Plan next;
+    next.search = plan.search;
+    TP_RETURN_IF_ERROR(finish(next, search, fn, t0, measured0, stored0, timing0, storing0));
+    TP_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Executor> e, load_scheduled(graph_, next.schedule, eo));
+    TP_ASSIGN_OR_RETURN(std::vector<StageInModel> p, profile_in_model(*e, next.schedule, ops_, search.threads, runs));
+    profiles.push_back(std::move(p));
+  }
+  in_model_.sequential_model_s = sequential_model_s;
+  in_model_.found_model_s = found_model_s;
+  for (const StageChoice& c : found.search.stages) {
+    StageChoice bare = c;
+    bare.cost_s = 0;
+    TP_ASSIGN_OR_RETURN(double s, fn(bare));
+    in_model_.found_estimate_s += s;
+  }
+  in_model_.rounds = static_cast<int>(profiles.size());
+  TP_RETURN_IF_ERROR(finish(plan, search, fn, t0, measured0, stored0, timing0, storing0));
   return plan;
 }
 

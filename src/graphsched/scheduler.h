@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "db/record_store.h"
+#include "graphsched/in_model.h"
 #include "graphsched/ios_search.h"
 #include "graphsched/merge.h"
 #include "graphsched/op_graph.h"
@@ -66,6 +67,16 @@ class Scheduler {
   ~Scheduler();
 
   Result<Plan> plan(const SearchOptions& search, CostKind cost);
+  // A search with the measured stage costs corrected by how the whole model runs them (in_model.h):
+  // loads the sequential schedule and `found`'s as the model runs them (memory reused by liveness),
+  // profiles each in `runs` runs, fits the factors and searches with `search`; for up to `rounds`
+  // searches in all, the schedule found is profiled in turn where it has concurrent stages no
+  // profile holds, and the search runs again on all the profiles. Where `found` has no concurrent
+  // stage there is no concurrent factor to fit: the plan is `found`'s and
+  // in_model().concurrent_stages is 0. The plan's search_s counts the profiles.
+  Result<Plan> plan_in_model(const Plan& found, const SearchOptions& search, int runs = 10, int rounds = 2);
+  // The factors the last plan_in_model fitted.
+  const InModelFactors& in_model() const { return in_model_; }
   const OpGraph& ops() const { return ops_; }
   // The contention model the last predicted-cost search used, and the concurrent stages it was fitted on.
   Contention contention() const { return contention_; }
@@ -79,6 +90,10 @@ class Scheduler {
   Scheduler() = default;
   class MergeTimer;
   Status calibrate_contention(int threads);
+  // The end of every search: stages in graph order where they allow, the sequential estimate under
+  // `fn`, the schedule, and the counters since `t0` and the measured_ counts given.
+  Status finish(Plan& plan, const SearchOptions& search, const StageCostFn& fn, double t0, int64_t measured0,
+                int64_t stored0, double timing0, double storing0);
   // Measures concurrent stage `c` for the contention model (once): a sample, and a known cost.
   Status sample_stage(const StageChoice& c, int threads);
 
@@ -93,6 +108,7 @@ class Scheduler {
   std::vector<ContentionSample> samples_;
   std::map<std::string, double> sampled_;  // stage_key -> measured seconds
   int calibrated_threads_ = 0;
+  InModelFactors in_model_;
 };
 
 // Loads `g` to run with `s`: checks that `s` was made for `g`, applies its merges (the executor's

@@ -496,6 +496,85 @@ TEST_F(TempDb, PredictedSearchMeasuresTheConcurrentStagesItPicksUntilItsSchedule
   EXPECT_LT(max_relative_difference(run(*sequential), run(**scheduled)), 1e-5);
 }
 
+TEST_F(TempDb, ASearchWithCostsFromTheModelsProfileCorrectsEveryStageAndItsScheduleRuns) {
+  const ir::Graph g = model("squeezenet1_1", 32);  // concurrent stages pay on any CPU (above)
+  SearchOptions search;
+  search.strategy = Strategy::kBoth;
+  search.threads = 2;
+  Result<std::unique_ptr<db::RecordStore>> opened = db::open_store(path_, db::OpenMode::kCreate);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  SchedulerOptions so;
+  so.executor = options(runtime::ConfigPolicy::kOnednn);
+  so.executor.store = opened->get();
+  so.stage_repeat = 2;
+  Result<std::unique_ptr<Scheduler>> scheduler = Scheduler::create(g, so);
+  ASSERT_TRUE(scheduler.ok()) << scheduler.status().message();
+  Scheduler& s = **scheduler;
+
+  // A schedule without concurrent stages has no concurrent factor to fit: its own plan comes back.
+  SearchOptions seq = search;
+  seq.strategy = Strategy::kSequential;
+  Result<Plan> sequential = s.plan(seq, CostKind::kMeasured);
+  ASSERT_TRUE(sequential.ok()) << sequential.status().message();
+  Result<Plan> same = s.plan_in_model(*sequential, search, 2);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_EQ(s.in_model().concurrent_stages, 0);
+  EXPECT_EQ(runtime::schedule_to_json(same->schedule), runtime::schedule_to_json(sequential->schedule));
+
+  // A schedule with concurrent stages (searched with the sequential schedule's op costs, which
+  // makes one on a busy machine too: at most three tries, as above).
+  Result<Plan> found = Status::Internal("not searched");
+  int concurrent = 0;
+  for (int attempt = 0; attempt < 3 && concurrent == 0; ++attempt) {
+    SearchOptions par = search;
+    par.strategy = Strategy::kParallel;
+    found = s.plan(par, CostKind::kPredicted);
+    ASSERT_TRUE(found.ok()) << found.status().message();
+    for (const StageChoice& c : found->search.stages) concurrent += c.groups.size() >= 2;
+  }
+  ASSERT_GT(concurrent, 0) << "three searches found no concurrent stage worth it";
+  Result<Plan> again = s.plan_in_model(*found, search, 4);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  const InModelFactors& f = s.in_model();
+  EXPECT_GE(f.concurrent_stages, concurrent);  // the found schedule's, and the next one's if profiled
+  EXPECT_GE(f.rounds, 1);
+  EXPECT_EQ(f.stages.size(), static_cast<size_t>(f.concurrent_stages));
+  EXPECT_GT(f.concurrent, 0.0);
+  ASSERT_EQ(f.op.size(), static_cast<size_t>(s.ops().size()));
+  int profiled = 0;
+  for (double x : f.op) {
+    EXPECT_GE(x, kMinOpFactor);
+    EXPECT_LE(x, kMaxOpFactor);
+    profiled += x != 1.0;
+  }
+  EXPECT_GT(profiled, s.ops().size() / 2) << "most operators ran in the sequential profile";
+  // The new search's costs are the times alone, corrected: each operator on all the threads by its
+  // own factor (the sequential estimate), and each concurrent stage by its operators' and the
+  // concurrent factor.
+  auto op_cost = [&s](int op, int threads) { return s.op_cost(op, threads); };
+  double sequential_s = 0;
+  for (int v = 0; v < s.ops().size(); ++v) {
+    Result<double> alone = s.stage_cost(StageChoice{{{v}}, {2}, false});
+    ASSERT_TRUE(alone.ok()) << alone.status().message();
+    sequential_s += f.op[v] * *alone;
+  }
+  EXPECT_NEAR(again->sequential_estimate_s, sequential_s, 1e-9 * sequential_s);
+  for (const StageChoice& c : again->search.stages) {
+    if (c.merged || c.groups.size() < 2) continue;
+    Result<double> alone = s.stage_cost(c);
+    ASSERT_TRUE(alone.ok()) << alone.status().message();
+    Result<double> corrected = f.cost(c, *alone, op_cost);
+    ASSERT_TRUE(corrected.ok());
+    EXPECT_NEAR(c.cost_s, *corrected, 1e-9 * *corrected);
+  }
+  // The schedule runs and computes what the sequential run does.
+  runtime::ExecutorOptions o = options();
+  Result<std::unique_ptr<runtime::Executor>> scheduled = load_scheduled(g, again->schedule, o);
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status().message();
+  auto plain = load(g, o);
+  EXPECT_LT(max_relative_difference(run(*plain), run(**scheduled)), 1e-5);
+}
+
 TEST_F(TempDb, ColdAndWarmStageTimingsAreDifferentRecords) {
   const ir::Graph g = model("squeezenet1_1", 64);
   Result<std::unique_ptr<db::RecordStore>> opened = db::open_store(path_, db::OpenMode::kCreate);
