@@ -4,16 +4,16 @@
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
         [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
         [--ort node|python] [--no-ort] [--warm-stages] [--stage-profile RUNS] [--ceiling-passes 3]
-        [--process-rounds 5] [--profile-runs 10]
+        [--process-rounds 5] [--profile-runs RUNS]
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
 measures nothing; stages are timed cold, their data evicted from the caches first, unless
---warm-stages), IOS-both with predicted (composed) costs, IOS-both again with its measured costs
-corrected by a profile of IOS-both's and the sequential schedule in the model (`ios-both-profiled`,
---profile-runs runs each), and `chosen`: what `tensorperf schedule --strategy both` writes, the
-judge's pick on the whole model of those and the sequential schedule; it times every schedule in --rounds interleaved rounds (medians); the schedules go to
---schedules. The specialisation check of the IOS paper runs each batch's IOS-both schedule at the
+--warm-stages), IOS-both with predicted (composed) costs, with --profile-runs IOS-both again with
+its measured costs corrected by profiles of IOS-both's and the sequential schedule in the model
+(`ios-both-profiled`), and `chosen`: what `tensorperf schedule --strategy both` writes, the judge's
+pick on the whole model of those and the sequential schedule; it times every schedule in --rounds
+interleaved rounds (medians); the schedules go to --schedules. The specialisation check of the IOS paper runs each batch's IOS-both schedule at the
 other batch, next to that batch's own. ONNX Runtime (npm onnxruntime-node, installed into a cache
 directory with --ignore-scripts; with --ort python, Python's onnxruntime package, for machines that
 cannot reach npm's registry) runs the torchvision definitions of the networks that torchvision has
@@ -173,7 +173,7 @@ def main():
     ap.add_argument("--stage-profile", type=int, default=0, metavar="RUNS",
                     help="also time each schedule's stages in RUNS runs of the model and print their sum next to "
                          "what the same stages cost alone (the search's costs)")
-    ap.add_argument("--profile-runs", type=int, default=10, metavar="RUNS",
+    ap.add_argument("--profile-runs", type=int, default=0, metavar="RUNS",
                     help="runs of IOS-both's and the sequential schedule with their stages timed in the model, whose "
                          "ratios to the stages alone correct the costs of a second search, ios-both-profiled (as "
                          "`schedule --profile-runs`; 0: not searched)")

@@ -4,7 +4,7 @@
 //   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02]
 //              [--search-budget 60] [--rounds 7] [--seconds 1] [--configs onednn|db] [--save-dir DIR]
 //              [--extra NAME=FILE ...] [--time-only] [--warm-stages] [--stage-profile RUNS]
-//              [--profile-runs 10]
+//              [--profile-runs 0]
 //
 // Searches sequential, greedy, IOS-merge, IOS-parallel and IOS-both with measured stage costs (one
 // Scheduler: what one search measured, the next finds in the database), IOS-both with predicted
@@ -16,7 +16,7 @@
 // names: the specialisation check); then times them in --rounds rounds of rotating order, each a
 // median of about --seconds of runs (each round's times on stderr). Prints one JSON object {model,
 // batch, threads, device, variants: [{name, search_s, stages_measured, estimated_ms, latency_ms,
-// rounds_ms, stages, concurrent, merged, chosen_from, same_as[, concurrent_factor,
+// rounds_ms, stages, concurrent, merged, chosen_from, same_as[, concurrent_factor, losing_stages,
 // concurrent_fitted]}]} and writes each searched schedule to --save-dir as
 // <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and the extras only).
 // A variant whose schedule runs just what an earlier one runs (the same operators in the same order
@@ -127,7 +127,7 @@ Result<nlohmann::json> profile_stages(Variant& v, graphsched::Scheduler& schedul
 int main(int argc, char** argv) {
   std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--min-gain", "0.02"}, {"--search-budget", "60"}, {"--rounds", "7"}, {"--seconds", "1"},
                                           {"--configs", "onednn"}, {"--threads", "2"}, {"--batch", "1"},
-                                          {"--stage-profile", "0"}, {"--profile-runs", "10"}};
+                                          {"--stage-profile", "0"}, {"--profile-runs", "0"}};
   std::vector<std::string> extras;
   bool time_only = false, warm_stages = false;
   for (int i = 1; i < argc; ++i) {

@@ -42,7 +42,7 @@ struct ScheduleOptions {
   std::string db = "tensorperf.db";
   std::string configs = "db";
   int repeat = 20;
-  int profile_runs = 10;
+  int profile_runs = 0;
   bool json = false;
 };
 
@@ -359,7 +359,8 @@ void register_schedule_command(CLI::App& app) {
   cmd->add_option("--profile-runs", o.profile_runs,
                   "for --strategy both with measured costs: runs of the found and the sequential schedule with "
                   "their stages timed in the model, whose ratios to the stages alone correct the costs of a "
-                  "second search, one more candidate for the final check (0: none)")
+                  "second search, one more candidate for the final check (0: none; on the 2-core AMD host of "
+                  "2026-12-02 it did not beat the found schedule: docs/graphsched.md)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--repeat", o.repeat, "timed whole runs of each candidate schedule in the final check")->check(positive())->capture_default_str();

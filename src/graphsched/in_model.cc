@@ -108,6 +108,11 @@ Result<InModelFactors> fit_in_model(int num_ops, int threads, const std::vector<
   for (const std::vector<StageInModel>& profile : found)
     for (const StageInModel& m : profile) {
       if (m.stage.merged || m.stage.groups.size() < 2 || m.model_s <= 0) continue;
+      for (const std::vector<int>& g : m.stage.groups)
+        for (int v : g)
+          if (v < 0 || v >= num_ops)
+            return Status::InvalidArgument("a profiled stage names operator " + std::to_string(v) + " of " +
+                                           std::to_string(num_ops));
       StageChoice c = m.stage;
       c.cost_s = 0;
       const std::string key = stage_key(c);
@@ -131,8 +136,6 @@ Result<InModelFactors> fit_in_model(int num_ops, int threads, const std::vector<
     bool all = true;
     for (const std::vector<int>& g : c.groups)
       for (int v : g) {
-        if (v < 0 || v >= num_ops) return Status::InvalidArgument("a profiled stage names operator " + std::to_string(v) +
-                                                                  " of " + std::to_string(num_ops));
         all &= seq_model[v] > 0;
         ops_in_sequence += seq_model[v];
       }

@@ -112,6 +112,10 @@ TEST(InModel, AProfileOfAnotherGraphIsAnError) {
   Result<InModelFactors> f = fit_in_model(3, 2, {single(7, 1.0)}, {}, alone, op_cost);
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.status().message().find("operator 7 of 3"), std::string::npos) << f.status().message();
+  const StageInModel wide{StageChoice{{{0}, {5}}, {1, 1}, false}, 1e-3};
+  f = fit_in_model(3, 2, {single(0, 1.0)}, {{wide}}, alone, op_cost);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("operator 5 of 3"), std::string::npos) << f.status().message();
 }
 
 }  // namespace
