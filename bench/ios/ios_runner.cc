@@ -108,8 +108,7 @@ Result<nlohmann::json> profile_stages(Variant& v, graphsched::Scheduler& schedul
                       graphsched::profile_in_model(*v.executor, v.schedule, scheduler.ops(), threads, runs));
   nlohmann::json out = nlohmann::json::array();
   for (const graphsched::StageInModel& m : profile) {
-    graphsched::StageChoice c = m.stage;
-    c.cost_s = 0;
+    const graphsched::StageChoice& c = m.stage;
     int ops = 0;
     for (const std::vector<int>& group : c.groups) ops += static_cast<int>(group.size());
     double alone = NAN;

@@ -59,7 +59,6 @@ Result<std::vector<StageInModel>> profile_in_model(runtime::Executor& e, const r
     }
     if (m.stage.groups.empty()) continue;
     m.model_s = median(seconds[k]);
-    m.stage.cost_s = m.model_s;
     out.push_back(std::move(m));
   }
   return out;
@@ -77,10 +76,15 @@ Result<double> InModelFactors::ops_factor(const StageChoice& c, const OpCostFn& 
   return total > 0 ? weighted / total : 1.0;
 }
 
+const double* InModelFactors::model_time(const StageChoice& c) const {
+  if (c.merged || c.groups.size() < 2 || stages.empty()) return nullptr;
+  auto it = stages.find(stage_key(c));
+  return it == stages.end() ? nullptr : &it->second;
+}
+
 Result<double> InModelFactors::cost(const StageChoice& c, double alone_s, const OpCostFn& op_cost) const {
+  if (const double* known = model_time(c)) return *known;
   const bool several = !c.merged && c.groups.size() > 1;
-  if (several && !stages.empty())
-    if (auto it = stages.find(stage_key(c)); it != stages.end()) return it->second;
   TP_ASSIGN_OR_RETURN(double f, ops_factor(c, op_cost));
   return alone_s * f * (several ? concurrent : 1.0);
 }
@@ -113,10 +117,8 @@ Result<InModelFactors> fit_in_model(int num_ops, int threads, const std::vector<
           if (v < 0 || v >= num_ops)
             return Status::InvalidArgument("a profiled stage names operator " + std::to_string(v) + " of " +
                                            std::to_string(num_ops));
-      StageChoice c = m.stage;
-      c.cost_s = 0;
-      const std::string key = stage_key(c);
-      auto [it, fresh] = seen.try_emplace(key, c, std::vector<double>{});
+      const std::string key = stage_key(m.stage);
+      auto [it, fresh] = seen.try_emplace(key, m.stage, std::vector<double>{});
       if (fresh) order.push_back(key);
       it->second.second.push_back(m.model_s);
     }

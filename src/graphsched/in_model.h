@@ -33,7 +33,7 @@ namespace tensorperf::graphsched {
 
 // One stage as it ran in the model: its groups as the scheduler's operators (a copy the executor
 // placed is not one: its time counts with its stage's operators; the split of a merged output
-// neither) and the median of its timed runs.
+// neither; stage.cost_s is not set) and the median of its timed runs.
 struct StageInModel {
   StageChoice stage;
   double model_s = 0;
@@ -55,10 +55,11 @@ struct InModelFactors {
   // Of those, the stages that took longer in the model than their operators' stages in the
   // sequential profile: concurrency lost there.
   int losing_stages = 0;
-  // Scheduler::plan_in_model: the sums of the two profiles' stages, and the found schedule's stages
-  // costed with the factors (what the second search would estimate for it).
-  double sequential_model_s = 0, found_model_s = 0, found_estimate_s = 0;
+  // Scheduler::plan_in_model: the sums of the sequential and the found schedule's profiled stages.
+  double sequential_model_s = 0, found_model_s = 0;
   int rounds = 0;  // the found schedules profiled
+  // Seconds in the model of concurrent stage `c` where a profile holds it, else null.
+  const double* model_time(const StageChoice& c) const;
   // Seconds stage `c` takes in the model: its profiled time, else from its time alone; `op_cost`
   // weighs its operators.
   Result<double> cost(const StageChoice& c, double alone_s, const OpCostFn& op_cost) const;

@@ -256,20 +256,15 @@ Result<Plan> Scheduler::plan_in_model(const Plan& found, const SearchOptions& se
   };
   const InModelFactors& f = in_model_;
   // A profiled stage costs its time in the model, unmeasured alone.
-  auto profiled = [&f](const StageChoice& c) -> const double* {
-    if (c.merged || c.groups.size() < 2 || f.stages.empty()) return nullptr;
-    auto it = f.stages.find(stage_key(c));
-    return it == f.stages.end() ? nullptr : &it->second;
-  };
-  StageCostFn fn = [this, &f, op_cost, profiled](const StageChoice& c) -> Result<double> {
-    if (const double* known = profiled(c)) return *known;
+  StageCostFn fn = [this, &f, op_cost](const StageChoice& c) -> Result<double> {
+    if (const double* known = f.model_time(c)) return *known;
     TP_ASSIGN_OR_RETURN(double alone, (*measured_)(c));
     return f.cost(c, alone, op_cost);
   };
   // The measured search's bound, corrected alike (the concurrent factor only where it lowers it).
   ComposedStageCost alone(op_cost, Contention{}, 0.0, search.threads);
-  StageBoundFn bound = [&alone, &f, op_cost, profiled](const StageChoice& c) -> Result<double> {
-    if (const double* known = profiled(c)) return *known;
+  StageBoundFn bound = [&alone, &f, op_cost](const StageChoice& c) -> Result<double> {
+    if (const double* known = f.model_time(c)) return *known;
     TP_ASSIGN_OR_RETURN(double s, alone(c));
     TP_ASSIGN_OR_RETURN(double w, f.ops_factor(c, op_cost));
     const bool several = !c.merged && c.groups.size() > 1;
@@ -287,11 +282,7 @@ Result<Plan> Scheduler::plan_in_model(const Plan& found, const SearchOptions& se
     // refit and search again, so that the search cannot keep a stage the factors got wrong.
     bool fresh = false;
     for (const StageChoice& c : plan.search.stages)
-      if (!c.merged && c.groups.size() > 1) {
-        StageChoice bare = c;
-        bare.cost_s = 0;
-        fresh |= !in_model_.stages.count(stage_key(bare));
-      }
+      fresh |= !c.merged && c.groups.size() > 1 && !in_model_.model_time(c);
     if (!fresh) break;
     Plan next;
     next.search = plan.search;
@@ -302,12 +293,6 @@ Result<Plan> Scheduler::plan_in_model(const Plan& found, const SearchOptions& se
   }
   in_model_.sequential_model_s = sequential_model_s;
   in_model_.found_model_s = found_model_s;
-  for (const StageChoice& c : found.search.stages) {
-    StageChoice bare = c;
-    bare.cost_s = 0;
-    TP_ASSIGN_OR_RETURN(double s, fn(bare));
-    in_model_.found_estimate_s += s;
-  }
   in_model_.rounds = static_cast<int>(profiles.size());
   TP_RETURN_IF_ERROR(finish(plan, search, fn, t0, measured0, stored0, timing0, storing0));
   return plan;
