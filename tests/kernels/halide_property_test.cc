@@ -59,6 +59,38 @@ TEST(HalideProperty, RandomConfigsMatchReference) {
   EXPECT_GT(valid, 3 * rejected) << "most random configs should instantiate";
 }
 
+// Element-wise kernels parallel in chunks: tensors of several chunks with a last one cut short, a
+// broadcast input, rows of every width the default picks lanes for, and one smaller than a chunk.
+TEST(HalideProperty, ChunkedElementwiseSchedulesMatchReference) {
+  const Provider& p = *find_provider("halide").value();
+  std::mt19937_64 rng(11);
+  const std::vector<ir::Workload> workloads = {
+      testing::make_workload(ir::OpKind::kRelu, {{1, 264, 28, 28}}),   // 264 slabs of 28x28, 20 per task: 14 tasks
+      testing::make_workload(ir::OpKind::kRelu, {{2, 37, 13, 7}}),     // one task
+      testing::make_workload(ir::OpKind::kAdd, {{3, 50, 33, 111}, {50, 1, 1}}),  // broadcast channels
+      testing::make_workload(ir::OpKind::kAdd, {{1, 128, 768}, {1, 128, 768}}),
+  };
+  for (const ir::Workload& w : workloads)
+    for (int vw : {1, 4, 8, 16})
+      for (int unroll : {1, 2}) {
+        Config c{"halide", {{"vector_width", vw}, {"unroll", unroll}, {"parallel", "chunks"}}};
+        EXPECT_TRUE(check_config(p, w, c, rng)) << w.key() << " " << c.knobs.dump();
+      }
+}
+
+// An element-wise workload's default config is vectorized along its rows and parallel in chunks.
+TEST(HalideProperty, ElementwiseDefaultIsVectorizedAndParallelInChunks) {
+  const Provider& p = *find_provider("halide").value();
+  const Config wide = p.default_config(testing::make_workload(ir::OpKind::kRelu, {{1, 32, 112, 112}}));
+  EXPECT_EQ(wide.knobs.at("vector_width"), 8);
+  EXPECT_EQ(wide.knobs.at("parallel"), "chunks");
+  // Rows of 7 too (a guarded vector), rows of 2 none.
+  EXPECT_EQ(p.default_config(testing::make_workload(ir::OpKind::kAdd, {{1, 1056, 7, 7}, {1, 1056, 7, 7}}))
+                .knobs.at("vector_width"),
+            8);
+  EXPECT_EQ(p.default_config(testing::make_workload(ir::OpKind::kRelu, {{1, 64, 2, 2}})).knobs.at("vector_width"), 1);
+}
+
 // The hand-picked seed configs that tuners measure first compute what the reference does (at AVX2's
 // width; the depthwise ones at SSE4.1's too); depthwise convolutions have their own (a shifted tail
 // on the 12x12 output, rows of a strip padded per channel) and other grouped convolutions none.

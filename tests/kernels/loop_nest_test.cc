@@ -71,6 +71,30 @@ TEST(LoopNest, ElementwiseVectorisedUnrolledParallel) {
   EXPECT_DOUBLE_EQ(stored_elements(*serial, output_of(*serial).name), 16 * 8 * 32);
 }
 
+// "chunks": slabs of the innermost dims (here 64 x 32) in tasks of 16,384 elements, the tasks the
+// parallel loop; a tensor of one task has none.
+TEST(LoopNest, ElementwiseParallelInChunks) {
+  ir::Workload relu = make_workload(ir::OpKind::kRelu, {{2, 16, 64, 32}});  // 32 slabs, 8 per task
+  auto nest = lower(relu, Config{"halide", {{"vector_width", 8}, {"unroll", 1}, {"parallel", "chunks"}}}, kAvx2);
+  ASSERT_TRUE(nest.ok()) << nest.status().ToString();
+  SCOPED_TRACE(nest->to_string());
+  EXPECT_DOUBLE_EQ(stored_elements(*nest, output_of(*nest).name), 2 * 16 * 64 * 32);
+  int parallel = 0;
+  for (const Loop& l : nest->loops)
+    if (l.kind == LoopKind::kParallel) {
+      ++parallel;
+      EXPECT_EQ(l.extent, 4);
+      EXPECT_EQ(l.depth, 0);
+    }
+  EXPECT_EQ(parallel, 1);
+
+  ir::Workload small = make_workload(ir::OpKind::kRelu, {{1, 176, 7, 7}});  // 8,624 elements
+  auto one = lower(small, Config{"halide", {{"vector_width", 4}, {"unroll", 1}, {"parallel", "chunks"}}}, kAvx2);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  ASSERT_FALSE(one->loops.empty());
+  for (const Loop& l : one->loops) EXPECT_NE(l.kind, LoopKind::kParallel);
+}
+
 // A tiled, blocked, unrolled convolution whose tiles divide the output: the fused multiply-adds over
 // all leaves are exactly the convolution's. (With padding, loop partitions skip the padded rows.)
 TEST(LoopNest, ConvolutionWorkMatchesItsShape) {
