@@ -91,6 +91,20 @@ TEST(HalideProperty, ElementwiseDefaultIsVectorizedAndParallelInChunks) {
   EXPECT_EQ(p.default_config(testing::make_workload(ir::OpKind::kRelu, {{1, 64, 2, 2}})).knobs.at("vector_width"), 1);
 }
 
+// Softmax and layer norm default to eight lanes along their rows, on one thread.
+TEST(HalideProperty, NormalizationDefaultsAreVectorized) {
+  const Provider& p = *find_provider("halide").value();
+  ir::Attrs last;
+  last.set("axis", int64_t{-1});
+  const Config softmax = p.default_config(testing::make_workload(ir::OpKind::kSoftmax, {{1, 12, 128, 128}}, last));
+  EXPECT_EQ(softmax.knobs.at("vector_width"), 8);
+  EXPECT_EQ(softmax.knobs.at("parallel"), "none");
+  const Config norm =
+      p.default_config(testing::make_workload(ir::OpKind::kLayerNorm, {{1, 128, 768}, {768}, {768}}, last));
+  EXPECT_EQ(norm.knobs.at("vector_width"), 8);
+  EXPECT_EQ(p.default_config(testing::make_workload(ir::OpKind::kSoftmax, {{4, 2}}, last)).knobs.at("vector_width"), 1);
+}
+
 // The hand-picked seed configs that tuners measure first compute what the reference does (at AVX2's
 // width; the depthwise ones at SSE4.1's too); depthwise convolutions have their own (a shifted tail
 // on the 12x12 output, rows of a strip padded per channel) and other grouped convolutions none.
