@@ -40,16 +40,20 @@ constexpr int64_t kChunkElements = 16384;
 // indices (a division each) per iteration, which per row of 7 elements cost more than the ReLU.
 constexpr int64_t kSlabElements = 256;
 
-// The innermost dim's extent (NCHW's last): what the vectors run along.
-int64_t innermost_extent(const ir::Workload& w) {
-  return w.output.shape.empty() ? 1 : std::max<int64_t>(1, w.output.shape.back());
+nlohmann::json elementwise_default(const ir::Workload& w) {
+  return {{"vector_width", row_vector_width(w)}, {"unroll", 1}, {"parallel", "chunks"}};
 }
 
-nlohmann::json elementwise_default(const ir::Workload& w) {
-  // Eight lanes (a guarded vector of 8 ran a 7-wide row's ReLU faster than 4 lanes and a tail on
-  // the Intel host of 2026-12-02), none for rows too short to fill half a vector.
-  const int vw = innermost_extent(w) >= 4 ? 8 : 1;
-  return {{"vector_width", vw}, {"unroll", 1}, {"parallel", "chunks"}};
+// Fuses vars[from..rank-1] (the outer dims) into one loop var, returned; vars[rank-1] alone when
+// from is rank - 1.
+Var fuse_outer(Func& out, const std::vector<Var>& vars, size_t from) {
+  Var outer = vars.back();
+  for (size_t i = vars.size() - 1; i-- > from;) {
+    Var fused(outer.name() + "_" + vars[i].name());
+    out.fuse(vars[i], outer, fused);
+    outer = fused;
+  }
+  return outer;
 }
 
 // Index (Halide order) into an input broadcast against the output's vars (right-aligned).
@@ -114,13 +118,7 @@ Result<Program> elementwise_build(const ir::Workload& w, const Knobs& kn) {
     out.split(inner, vo, vi, vw * unroll, TailStrategy::GuardWithIf).vectorize(vi, vw).unroll(vi);
   }
   if (par == "outer" && rank > 1) {
-    Var outer = vars[rank - 1];
-    for (size_t i = rank - 1; i-- > 1;) {
-      Var fused(outer.name() + "_" + vars[i].name());
-      out.fuse(vars[i], outer, fused);
-      outer = fused;
-    }
-    out.parallel(outer);
+    out.parallel(fuse_outer(out, vars, 1));
   } else if (par == "chunks" && rank > 1) {
     // Slabs: the innermost dims, kept as nested loops, until a slab holds kSlabElements (or only the
     // outermost dim is left); the dims above them fused (one index split per slab, not per row)
@@ -133,14 +131,9 @@ Result<Program> elementwise_build(const ir::Workload& w, const Knobs& kn) {
     for (size_t i = k; i < rank; ++i) slabs *= shape[rank - 1 - i];
     const int64_t per_task = std::max<int64_t>(1, kChunkElements / std::max<int64_t>(1, slab));
     if (slabs > per_task) {  // else one task: the loops stay serial
-      Var outer = vars[rank - 1];
-      for (size_t i = rank - 1; i-- > k;) {
-        Var fused(outer.name() + "_" + vars[i].name());
-        out.fuse(vars[i], outer, fused);
-        outer = fused;
-      }
       Var task("task"), slab_in_task("slab");
-      out.split(outer, task, slab_in_task, static_cast<int>(per_task), TailStrategy::GuardWithIf).parallel(task);
+      out.split(fuse_outer(out, vars, k), task, slab_in_task, static_cast<int>(per_task), TailStrategy::GuardWithIf)
+          .parallel(task);
     }
   }
   return prog;

@@ -78,6 +78,10 @@ const OpTemplate* find_template(ir::OpKind op);
 std::vector<int> halide_sizes(const ir::Shape& shape);
 // ImageParams for every kernel input, named in0, in1, ...; the caller may replace packed ones.
 std::vector<Halide::ImageParam> make_params(const ir::Workload& w);
+// The default vector width of a template that vectorizes along its output's rows (the innermost
+// dim): eight lanes, a guarded vector where a row is shorter (a 7-wide ReLU ran faster so than at
+// four lanes and a tail, on the Intel host of 2026-12-02), none for rows under four elements.
+int row_vector_width(const ir::Workload& w);
 
 // Sizes (Halide order) of kernel input `i` as the pipeline reads it: its view, its packed form (the
 // packer run once on zeros), or its own shape; and the output's.

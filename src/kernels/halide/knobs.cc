@@ -37,6 +37,10 @@ std::vector<int> halide_sizes(const ir::Shape& shape) {
   return std::vector<int>(shape.rbegin(), shape.rend());
 }
 
+int row_vector_width(const ir::Workload& w) {
+  return !w.output.shape.empty() && w.output.shape.back() >= 4 ? 8 : 1;
+}
+
 std::vector<Halide::ImageParam> make_params(const ir::Workload& w) {
   std::vector<Halide::ImageParam> params;
   std::vector<ir::TensorType> types = kernel_input_types(w);

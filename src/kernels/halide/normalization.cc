@@ -51,15 +51,11 @@ ConfigSpace softmax_space(const ir::Workload&) {
   return s;
 }
 
-// Eight lanes along the rows unless they are too short to fill half a vector (one lane ran BERT's
-// 12x128x128 softmax 3.2x and its layer norms 1.5x slower on the Intel host of 2026-12-02). One
-// thread: a parallel task per row cost more than it saved there.
-int default_vector_width(const ir::Workload& w) {
-  return !w.output.shape.empty() && w.output.shape.back() >= 4 ? 8 : 1;
-}
-
+// Defaults: vectors along the rows (one lane ran BERT's 12x128x128 softmax 3.2x and its layer
+// norms 1.5x slower on the Intel host of 2026-12-02), one thread (a parallel task per row cost more
+// than it saved there).
 nlohmann::json softmax_default(const ir::Workload& w) {
-  return {{"vector_width", default_vector_width(w)}, {"stats", "root"}, {"parallel", "none"}, {"exp", "inline"}};
+  return {{"vector_width", row_vector_width(w)}, {"stats", "root"}, {"parallel", "none"}, {"exp", "inline"}};
 }
 
 Result<std::string> exp_knob(const Knobs& kn) {
@@ -134,7 +130,7 @@ Result<Program> softmax_build(const ir::Workload& w, const Knobs& kn) {
 ConfigSpace layer_norm_space(const ir::Workload&) { return ConfigSpace{common_space()}; }
 
 nlohmann::json layer_norm_default(const ir::Workload& w) {
-  return {{"vector_width", default_vector_width(w)}, {"stats", "root"}, {"parallel", "none"}};
+  return {{"vector_width", row_vector_width(w)}, {"stats", "root"}, {"parallel", "none"}};
 }
 
 // x seen as (inner, outer) with inner = prod(shape[axis:]); gamma and beta as (inner).
