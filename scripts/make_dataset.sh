@@ -20,7 +20,8 @@
 #
 # Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--first-round F] [--per-round N] [--db FILE] [--export-only]
 #                                [--native-top-up] [--native-passes P] [--synthetic N] [--synthetic-repeat] [--synthetic-set S]
-#                                [--synthetic-kind K] [--synthetic-tuner T] [--isas LIST] [--threads LIST]
+#                                [--synthetic-kind K] [--synthetic-tuner T] [--elementwise-grid] [--isas LIST]
+#                                [--threads LIST]
 #   --hours H       stop starting new steps after H hours (default: no limit)
 #   --rounds R      tuning rounds (default 6); round r brings each workload to r x N trials per device
 #   --first-round F start at round F (default 1): the rounds before it are done on this machine's devices
@@ -48,6 +49,12 @@
 #   --synthetic-tuner T with --synthetic: the tuner that picks the configs (random, the default; xgb or ga bring
 #                   each workload up to N trials along a tuner's trajectory, so the fast configs of those shapes are
 #                   measured too, as the zoo's rounds measure them)
+#   --elementwise-grid  only measure every config of Halide's element-wise space (36 points: vector width x
+#                   unroll x parallel) of each element-wise workload that no oneDNN kernel runs (ReLUs, sums,
+#                   products, sigmoids, ...) of every zoo model at batch 1 and 8, on this machine's devices (a
+#                   2-thread device's compiles timed at 1 thread too), then export. The rounds' tuners measure
+#                   few of these small spaces' points, and most of their records were the old scalar one-thread
+#                   default alone (the `chunks` value, the default since 2026-12-02, had none)
 #   --isas LIST     only these of the ISA levels this CPU runs (comma-separated: avx512,avx2,sse41)
 #   --threads LIST  only these thread counts (comma-separated, of 2 and 1)
 set -euo pipefail
@@ -68,6 +75,7 @@ SYNTHETIC_REPEAT=0
 SYNTHETIC_SET=all
 SYNTHETIC_KIND=""
 SYNTHETIC_TUNER=random
+ELEMENTWISE_GRID=0
 ONLY_ISAS=""
 ONLY_THREADS=""
 while [[ $# -gt 0 ]]; do
@@ -85,6 +93,7 @@ while [[ $# -gt 0 ]]; do
     --synthetic-set) SYNTHETIC_SET="$2"; shift 2 ;;
     --synthetic-kind) SYNTHETIC_KIND="$2"; shift 2 ;;
     --synthetic-tuner) SYNTHETIC_TUNER="$2"; shift 2 ;;
+    --elementwise-grid) ELEMENTWISE_GRID=1; shift ;;
     --isas) ONLY_ISAS="$2"; shift 2 ;;
     --threads) ONLY_THREADS="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -226,6 +235,39 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
           python3 "$ROOT/scripts/native_costs_missing.py" --chosen "$chosen" - "${passes[@]}" > "$missing"
         [[ -s "$missing" ]] && "$TP" db import --db "$DB" "$missing" > /dev/null
         echo "[native top-up] $isa t$t $model b$batch: +$(grep -c . "$missing") records, the faster of ${#passes[@]} passes ($(records) in all)"
+      done
+    done
+  done
+  export_dataset
+  exit 0
+fi
+if [[ "$ELEMENTWISE_GRID" == 1 ]]; then
+  # The element-wise workloads no oneDNN kernel runs (the ops of Halide's element-wise template that
+  # oneDNN has no standalone kernel for), distinct over the steps.
+  mapfile -t EW_KEYS < <(for s in "${TOP_UP_STEPS[@]}"; do
+    read -r model batch <<< "$s"
+    "$TP" tasks --model "$model" --batch "$batch" --json |
+      python3 -c 'import json,sys
+for t in json.load(sys.stdin)["tasks"]:
+    if t["key"].split("|")[0] in ("relu", "relu6", "add", "mul", "sigmoid", "tanh", "gelu"): print(t["key"])'
+  done | sort -u)
+  [[ ${#EW_KEYS[@]} -gt 0 ]] || { echo "make_dataset: the zoo gave no element-wise workloads" >&2; exit 1; }
+  for isa in "${ISAS[@]}"; do
+    for t in "${THREADS[@]}"; do
+      # A 2-thread device's run times its compiles at 1 thread too: the 1-thread device is done with it.
+      [[ "$t" == 1 && " ${THREADS[*]} " == *" 2 "* ]] && continue
+      also=()
+      [[ "$t" -gt 1 ]] && also=(--also-threads 1)
+      for ((i = 0; i < ${#EW_KEYS[@]}; i++)); do
+        out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 3; }
+        wait_for_builds
+        key="${EW_KEYS[$i]}"
+        # The whole space: `tune` counts the records already there, so a re-run measures what is missing.
+        "$TP" tune --workload "$key" --isa "$isa" --threads "$t" "${also[@]}" --provider halide --tuner grid --trials 36 \
+          --seed 1 --no-transfer --early-stopping 0 --repeat 3 --min-repeat-ms 10 --db "$DB" --json \
+          > "$WORK/last_tune.json" 2> "$WORK/last_tune.log" ||
+          echo "make_dataset: tune of element-wise workload $key on $isa t$t failed (see $WORK/last_tune.log); going on"
+        echo "[element-wise grid $((i + 1))/${#EW_KEYS[@]}] $isa t$t ${key%%|*} ($(( ($(date +%s) - START) / 60 )) min)"
       done
     done
   done

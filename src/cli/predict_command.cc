@@ -1,8 +1,9 @@
 // `tensorperf predict`: a model's latency on a device from a trained cost model, without running
 // it: per operator, the config the executor would choose there, its predicted latency, and the sum.
 // The choice follows the executor's with predictions where the executor times: the database's tuned
-// or closest device's config unless oneDNN's default is predicted faster (with the layout
-// conversions a plain-layout kernel makes a chain do), else the default predicted faster.
+// or closest device's config unless the default it is held against (runtime::rival_default) is
+// predicted faster (with the layout conversions a plain-layout kernel makes a chain do), else the
+// default predicted faster.
 // `--compare` also runs the model here, predicts the configs that run chose, and prints the error
 // per operator and in total. On this machine, predictions made with a described device's vector
 // are scaled by its clock over this machine's (one key covers hosts at different clocks). A machine
@@ -235,9 +236,10 @@ void run_predict(const PredictOptions& o) {
       p.source = it->second.second;
     } else {
       // The executor's choice, with predictions where it times (runtime/executor.cc): a stored config
-      // not oneDNN's runs only where it beats oneDNN's default, a plain-layout kernel also paying for
-      // the layout conversions it makes a chain of native kernels do; without a stored config, the
-      // faster default on the same terms.
+      // runs only where it beats the default it is held against (runtime::rival_default: oneDNN's
+      // where oneDNN runs the workload, else its provider's own), a plain-layout kernel also paying
+      // for the layout conversions it makes a chain of native kernels do; without a stored config,
+      // the faster default on the same terms.
       std::optional<runtime::ChosenConfig> chosen;
       if (store) chosen = check(runtime::database_config(*store, w, device_key, device.target));
       auto onednn = kernels::find_provider("onednn");
@@ -256,8 +258,9 @@ void run_predict(const PredictOptions& o) {
       if (chosen) {
         p.config = chosen->config;
         p.source = chosen->source == runtime::ConfigSource::kTuned ? "tuned" : "closest";
-        if (fallback && chosen->config.provider != "onednn" && fallback_s() < charged(chosen->config)) {
-          p.config = *fallback;
+        if (const std::optional<kernels::Config> rival = runtime::rival_default(w, chosen->config);
+            rival && predict_one(w, *rival, native(w, *rival)) < charged(chosen->config)) {
+          p.config = *rival;
           p.source = "default";
         }
       } else {

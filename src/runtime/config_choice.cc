@@ -60,4 +60,17 @@ Result<std::optional<ChosenConfig>> database_config(db::RecordStore& store, cons
   return std::optional<ChosenConfig>();
 }
 
+std::optional<kernels::Config> rival_default(const ir::Workload& w, const kernels::Config& stored) {
+  Result<const kernels::Provider*> onednn = kernels::find_provider("onednn");
+  if (onednn.ok() && (*onednn)->supports(w)) {
+    if (stored.provider == "onednn") return std::nullopt;
+    return (*onednn)->default_config(w);
+  }
+  Result<const kernels::Provider*> own = kernels::find_provider(stored.provider);
+  if (!own.ok() || !(*own)->supports(w)) return std::nullopt;
+  kernels::Config d = (*own)->default_config(w);
+  if (d.knobs == stored.knobs) return std::nullopt;
+  return d;
+}
+
 }  // namespace tensorperf::runtime

@@ -42,4 +42,12 @@ struct ChosenConfig {
 Result<std::optional<ChosenConfig>> database_config(db::RecordStore& store, const ir::Workload& w,
                                                     const std::string& device_key, const std::string& target);
 
+// The default config a stored config of `w` must beat to run (records age: a provider may have
+// improved or changed its default since they were measured, and a closest device's best need not be
+// this one's): oneDNN's default where oneDNN runs `w` and `stored` is another provider's; where
+// oneDNN does not run `w`, the stored provider's own default when it is another config than
+// `stored` (Halide's element-wise defaults became vectorized and parallel after most element-wise
+// records had been measured with the old, scalar one-thread default). nullopt: nothing to compare.
+std::optional<kernels::Config> rival_default(const ir::Workload& w, const kernels::Config& stored);
+
 }  // namespace tensorperf::runtime

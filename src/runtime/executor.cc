@@ -692,11 +692,12 @@ Status Executor::Impl::choose_and_compile() {
             say("warning: the stored config of " + key + " does not compile here (" + k.status().message() +
                 "); using a default");
             pick.reset();
-          } else if (options.check_stored_configs && onednn.ok() && pick->config.provider != "onednn" &&
-                     (*onednn)->supports(w)) {
-            // Records age: a provider may have improved since, and a closest device's best may not be
-            // this one's. The stored config runs only when it beats oneDNN's default here.
-            const kernels::Config fallback = (*onednn)->default_config(w);
+          } else if (std::optional<kernels::Config> rival = rival_default(w, pick->config);
+                     options.check_stored_configs && rival) {
+            // Records age: a provider may have improved or changed its default since, and a closest
+            // device's best may not be this one's. The stored config runs only when it beats the
+            // default it is held against here (rival_default: oneDNN's, else its provider's own).
+            const kernels::Config fallback = *rival;
             TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> d, compile(w, fallback, options.threads));
             TP_ASSIGN_OR_RETURN(double stored_s, quick_time(**k, w));
             TP_ASSIGN_OR_RETURN(double default_s, quick_time(*d, w));
@@ -706,8 +707,9 @@ Status Executor::Impl::choose_and_compile() {
               TP_ASSIGN_OR_RETURN(conversions_s, chain_break_cost(*d, w, default_s));
             }
             if (default_s < stored_s + conversions_s) {
+              const std::string whose = fallback.provider == "onednn" ? "oneDNN" : fallback.provider == "halide" ? "Halide" : fallback.provider;
               say("note: the " + std::string(source_name(pick->source)) + " config of " + key + " (" +
-                  pick->config.provider + ") runs slower here than oneDNN's default (" + ms_text(stored_s) + " ms" +
+                  pick->config.provider + ") runs slower here than " + whose + "'s default (" + ms_text(stored_s) + " ms" +
                   (breaks_chain ? " + " + ms_text(conversions_s) + " ms of layout conversions" : "") + " against " +
                   ms_text(default_s) + " ms); using the default");
               pick = ChosenConfig{fallback, ConfigSource::kDefault, "", 0};

@@ -353,6 +353,51 @@ TEST_F(StoreTest, AStoredConfigSlowerThanOnednnsDefaultGivesWay) {
   EXPECT_TRUE(seen) << "resnet18 at 112x112 has no workload " << key;
 }
 
+// Where oneDNN runs no kernel (a standalone ReLU), a stored Halide config that is not Halide's
+// default of today is held against that default: a record measured before the default changed (or
+// a tuned config that a later default beats) gives way when it runs slower. The stored config here,
+// one parallel task per row of 7 elements, runs many times slower on 2 threads than the default
+// (one serial task of eight-lane vectors for this tensor).
+TEST_F(StoreTest, AStoredHalideConfigSlowerThanHalidesDefaultGivesWay) {
+  ir::Graph g("relu");
+  const ir::ValueId x = g.add_input("x", ir::TensorType{{1, 264, 7, 7}, ir::DType::kFloat32});
+  Result<ir::ValueId> y = g.add_op(ir::OpKind::kRelu, "r", {x});
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  g.mark_output(*y);
+  const std::string key = "relu|float32[1,264,7,7]||";
+  Result<ir::Workload> w = ir::parse_workload_key(key);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  const kernels::Config slow{"halide", {{"vector_width", 1}, {"unroll", 1}, {"parallel", "outer"}}};
+  add(*w, device().key(), slow, 1e-9);
+  ExecutorOptions o = options(ConfigPolicy::kDatabase, store_.get());
+  o.threads = 2;
+  std::vector<std::string> notes;
+  o.progress = [&](std::string_view line) {
+    if (line.find(key) != std::string_view::npos) notes.emplace_back(line);
+  };
+  auto e = load(g, o);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("runs slower here than Halide's default ("), std::string::npos) << notes[0];
+  ASSERT_EQ(e->steps().size(), 1u);
+  const StepInfo& s = e->steps()[0];
+  EXPECT_EQ(s.provider, "halide");
+  EXPECT_EQ(s.source, ConfigSource::kDefault);
+  EXPECT_EQ(s.config, (*kernels::find_provider("halide"))->default_config(*w).knobs);
+  std::mt19937_64 rng(5);
+  e->input(0).fill_random(rng);
+  ASSERT_TRUE(e->run().ok());
+  for (int64_t i = 0; i < e->output(0).num_elements(); ++i)
+    ASSERT_EQ(e->output(0).f32()[i], std::max(0.0f, e->input(0).f32()[i])) << i;
+
+  // The same record with the check off runs as stored.
+  o.check_stored_configs = false;
+  notes.clear();
+  auto kept = load(g, o);
+  EXPECT_TRUE(notes.empty() || notes[0].find("slower") == std::string::npos);
+  EXPECT_EQ(kept->steps()[0].source, ConfigSource::kTuned);
+  EXPECT_EQ(kept->steps()[0].config, slow.knobs);
+}
+
 // A copying layout step whose output a concat places in its slice still runs (ShuffleNet-V2's
 // chunk + concat: the first half of the concat is a slice of the input, copied in place).
 TEST(Executor, ASliceWrittenIntoAConcatStillRuns) {
