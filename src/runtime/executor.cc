@@ -692,12 +692,13 @@ Status Executor::Impl::choose_and_compile() {
             say("warning: the stored config of " + key + " does not compile here (" + k.status().message() +
                 "); using a default");
             pick.reset();
-          } else if (std::optional<kernels::Config> rival = rival_default(w, pick->config);
-                     options.check_stored_configs && rival) {
+          } else if (const std::optional<kernels::Config> rival =
+                         options.check_stored_configs ? rival_default(w, pick->config) : std::nullopt;
+                     rival) {
             // Records age: a provider may have improved or changed its default since, and a closest
             // device's best may not be this one's. The stored config runs only when it beats the
             // default it is held against here (rival_default: oneDNN's, else its provider's own).
-            const kernels::Config fallback = *rival;
+            const kernels::Config& fallback = *rival;
             TP_ASSIGN_OR_RETURN(std::unique_ptr<kernels::Kernel> d, compile(w, fallback, options.threads));
             TP_ASSIGN_OR_RETURN(double stored_s, quick_time(**k, w));
             TP_ASSIGN_OR_RETURN(double default_s, quick_time(*d, w));
