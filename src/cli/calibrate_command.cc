@@ -3,6 +3,7 @@
 // instance's time in the run as a factor times its prediction plus a fixed added time;
 // `predict --calibration FILE` applies it to the predictions of other models.
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,19 +43,30 @@ void run_calibrate(const CalibrateOptions& o) {
   }
   std::printf("graph calibration of %s from %zu runs (%s)\n\n", cal.device().c_str(), comparisons.size(),
               fmt::format("{}", fmt::join(cal.models(), ", ")).c_str());
-  Table table({{"class"},
+  Table table({{"batch"},
+               {"class"},
                {"factor", Align::kRight},
                {"added us", Align::kRight},
                {"runs", Align::kRight},
                {"instances", Align::kRight}});
-  for (const auto& [cls, f] : cal.fits())
-    table.add_row({cls, fmt::format("{:.3f}", f.factor), fmt::format("{:.1f}", f.added_s * 1e6),
-                   std::to_string(f.models), std::to_string(f.instances)});
+  auto add = [&](const std::string& batch, const std::map<std::string, costmodel::CalibrationFit>& fits) {
+    for (const auto& [cls, f] : fits)
+      table.add_row({batch, cls, fmt::format("{:.3f}", f.factor), fmt::format("{:.1f}", f.added_s * 1e6),
+                     std::to_string(f.models), std::to_string(f.instances)});
+  };
+  add("all", cal.fits());
+  for (const auto& [b, f] : cal.batch_fits()) add(std::to_string(b), f.fits);
   table.print();
   std::printf(
       "\nan instance's time in a graph: factor x its prediction + added; graph overhead (whole run / its "
-      "kernels and copies): %.3f\n",
+      "kernels and copies): %.3f",
       cal.overhead());
+  for (const auto& [b, f] : cal.batch_fits()) std::printf(", batch %lld's %.3f", static_cast<long long>(b), f.overhead);
+  std::printf("\n");
+  if (!cal.batch_fits().empty())
+    std::printf(
+        "a model at another batch takes the fits of the batch nearest its own first (predict --batch), then "
+        "those of all runs\n");
   std::printf(
       "classes in fewer than %d runs fall back to a broader class (chained -> alone, pool -> elementwise, "
       "depthwise -> conv, then all; a copy op -> every copy)\n",
@@ -81,8 +93,8 @@ void register_calibrate_command(CLI::App& app) {
       ->capture_default_str()
       ->check(positive());
   cmd->add_flag("--json", o.json,
-                "print the calibration {format, version, device, cost_model_id, overhead, fits: {class: {factor, "
-                "added_s, models, instances}}, models}");
+                "print the calibration {format, version, device, cost_model_id, overhead, runs, fits: {class: {factor, "
+                "added_s, models, instances}}, batches: {N: {overhead, runs, fits}}, models}");
   cmd->callback([] { run_calibrate(o); });
 }
 

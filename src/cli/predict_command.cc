@@ -118,7 +118,9 @@ void run_predict(const PredictOptions& o) {
   const std::string cost_model_id = db::to_hex(db::content_hash(check(read_file(o.cost_model))));
   std::optional<costmodel::GraphCalibration> calibration;
   if (!o.calibration.empty()) {
-    calibration = check(costmodel::GraphCalibration::load(o.calibration));
+    // The fits of the calibrated batch nearest this model's come first (a host can run batch 1 and
+    // batch 8 of one kind of kernel on opposite sides of their predictions).
+    calibration = check(costmodel::GraphCalibration::load(o.calibration)).for_batch(graph.batch());
     if (calibration->cost_model_id() != cost_model_id)
       throw CommandFailed("--calibration " + o.calibration + " was fitted to another cost model's predictions than " +
                               o.cost_model + "'s: calibrate again with this one (tensorperf calibrate)",
@@ -441,7 +443,8 @@ void run_predict(const PredictOptions& o) {
     }
     if (calibration)
       out["calibration"] = {
-          {"file", o.calibration}, {"overhead", calibration->overhead()}, {"models", calibration->models()}};
+          {"file", o.calibration}, {"overhead", calibration->overhead()}, {"models", calibration->models()},
+          {"batch", calibration->batch()}};
     if (run) {
       out["measured_ms"] = run_p50_s * 1e3;
       out["measured_kernels_ms"] = measured_total * 1e3;
@@ -460,8 +463,10 @@ void run_predict(const PredictOptions& o) {
     std::printf("clock: %.0f MHz described, %.0f MHz here: predictions scaled by %.3f (--no-clock-scale: not)\n\n",
                 device.clock_mhz, here_clock_mhz, clock_scale);
   if (calibration)
-    std::printf("calibration: %s (fitted on %zu runs here), graph overhead %.3f; uncalibrated total %.3f ms\n\n",
-                o.calibration.c_str(), calibration->models().size(), calibration->overhead(), uncalibrated * 1e3);
+    std::printf("calibration: %s (fitted on %zu runs here%s), graph overhead %.3f; uncalibrated total %.3f ms\n\n",
+                o.calibration.c_str(), calibration->models().size(),
+                calibration->batch() ? fmt::format("; batch {}'s fits first", calibration->batch()).c_str() : "",
+                calibration->overhead(), uncalibrated * 1e3);
   std::vector<Table::Column> columns = {{"#", Align::kRight}, {"op"},         {"count", Align::kRight}, {"provider"},
                                  {"config"},           {"chained", Align::kRight}, {"ms each", Align::kRight}, {"ms total", Align::kRight},
                                  {"share", Align::kRight}};
@@ -555,7 +560,7 @@ void register_predict_command(CLI::App& app) {
   cmd->add_option("--calibration", o.calibration,
                   "a graph calibration of this device and cost model (`tensorperf calibrate -o FILE`): each "
                   "instance's prediction times its class's factor plus its added time, the total times the graph "
-                  "overhead")
+                  "overhead; where it has fits per batch size, those of the batch nearest --batch come first")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--cold-reads,!--no-cold-reads", o.cold_reads,
                 "add to each kernel's prediction the time to read from memory what it reads there in a model and "

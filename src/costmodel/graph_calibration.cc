@@ -1,6 +1,7 @@
 #include "costmodel/graph_calibration.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "base/atomic_file.h"
@@ -115,28 +116,12 @@ Result<GraphComparison> comparison_from_predict_json(const nlohmann::json& j, co
   return c;
 }
 
-Result<GraphCalibration> GraphCalibration::fit(const std::vector<GraphComparison>& comparisons, int min_models) {
-  if (comparisons.empty()) return Status::InvalidArgument("a calibration needs at least one model's comparison");
-  GraphCalibration cal;
-  cal.device_ = comparisons.front().device;
-  cal.cost_model_id_ = comparisons.front().cost_model_id;
-  cal.cold_reads_ = comparisons.front().cold_reads;
-  for (const GraphComparison& c : comparisons) {
-    if (c.device != cal.device_)
-      return Status::InvalidArgument(c.source + " was run on " + c.device + ", " + comparisons.front().source + " on " +
-                                     cal.device_ + ": a calibration is for one device");
-    if (c.cost_model_id != cal.cost_model_id_)
-      return Status::InvalidArgument(c.source + " and " + comparisons.front().source +
-                                     " were predicted with different cost models: a calibration is for one");
-    if (c.cold_reads != cal.cold_reads_)
-      return Status::InvalidArgument(c.source + " and " + comparisons.front().source +
-                                     " differ in whether their predictions count the reads from memory "
-                                     "(predict --no-cold-reads): predict them the same way");
-    cal.models_.push_back(c.model + " b" + std::to_string(c.batch));
-  }
-  // Per class, the normal equations of the weighted least squares fit of measured = factor x
-  // predicted + added over its instances, each squared error weighted by count / measured. A copy
-  // op's instances count towards every copy too, a kernel's towards every kernel ("all").
+namespace {
+
+// Per class, the normal equations of the weighted least squares fit of measured = factor x predicted
+// + added over its instances in `runs`, each squared error weighted by count / measured. A copy op's
+// instances count towards every copy too, a kernel's towards every kernel ("all").
+CalibrationFits fit_runs(const std::vector<const GraphComparison*>& runs, int min_models) {
   struct Sums {
     double pp = 0, p = 0, one = 0, pm = 0, m = 0;
     std::set<size_t> runs;
@@ -144,8 +129,8 @@ Result<GraphCalibration> GraphCalibration::fit(const std::vector<GraphComparison
   };
   std::map<std::string, Sums> sums;
   std::vector<double> overheads;
-  for (size_t r = 0; r < comparisons.size(); ++r) {
-    const GraphComparison& c = comparisons[r];
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const GraphComparison& c = *runs[r];
     for (const GraphComparison::Op& op : c.ops) {
       if (!(op.predicted_s > 0) || !(op.measured_s > 0) || op.count <= 0) continue;
       const std::string group = op.cls.rfind("copy", 0) == 0 ? "copy" : "all";
@@ -165,6 +150,8 @@ Result<GraphCalibration> GraphCalibration::fit(const std::vector<GraphComparison
     }
     if (c.measured_parts_s > 0) overheads.push_back(c.measured_s / c.measured_parts_s);
   }
+  CalibrationFits out;
+  out.runs = static_cast<int>(runs.size());
   for (const auto& [cls, s] : sums) {
     if (static_cast<int>(s.runs.size()) < min_models || !(s.pp > 0)) continue;
     CalibrationFit f;
@@ -180,34 +167,116 @@ Result<GraphCalibration> GraphCalibration::fit(const std::vector<GraphComparison
       f.factor = s.pm / s.pp;
       f.added_s = 0;
     }
-    cal.fits_[cls] = f;
+    out.fits[cls] = f;
   }
-  if (!overheads.empty() && static_cast<int>(overheads.size()) >= min_models) cal.overhead_ = median(overheads);
-  return cal;
+  if (!overheads.empty() && static_cast<int>(overheads.size()) >= min_models) out.overhead = median(overheads);
+  return out;
 }
 
-std::string GraphCalibration::fit_source(std::string_view cls) const {
+// The first of `cls`'s chain that `fits` holds ("" when none).
+std::string first_fitted(const std::map<std::string, CalibrationFit>& fits, std::string_view cls) {
   for (const std::string& c : calibration_fallbacks(cls))
-    if (fits_.count(c)) return c;
+    if (fits.count(c)) return c;
   return "";
 }
 
+nlohmann::json fits_json(const std::map<std::string, CalibrationFit>& fits) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [cls, f] : fits)
+    out[cls] = {{"factor", f.factor}, {"added_s", f.added_s}, {"models", f.models}, {"instances", f.instances}};
+  return out;
+}
+
+// Throws nlohmann::json::exception on a missing or mistyped field; "" or what is wrong.
+std::string fits_from_json(const nlohmann::json& j, std::map<std::string, CalibrationFit>& fits) {
+  for (const auto& [cls, f] : j.items()) {
+    CalibrationFit c{f.at("factor").get<double>(), f.at("added_s").get<double>(), f.at("models").get<int>(),
+                     f.at("instances").get<int64_t>()};
+    if (!(c.factor > 0) || !std::isfinite(c.factor) || !(c.added_s >= 0) || !std::isfinite(c.added_s))
+      return "class " + cls + " has factor " + f.at("factor").dump() + " and added_s " + f.at("added_s").dump();
+    fits[cls] = c;
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<GraphCalibration> GraphCalibration::fit(const std::vector<GraphComparison>& comparisons, int min_models) {
+  if (comparisons.empty()) return Status::InvalidArgument("a calibration needs at least one model's comparison");
+  GraphCalibration cal;
+  cal.device_ = comparisons.front().device;
+  cal.cost_model_id_ = comparisons.front().cost_model_id;
+  cal.cold_reads_ = comparisons.front().cold_reads;
+  std::vector<const GraphComparison*> all;
+  std::map<int64_t, std::vector<const GraphComparison*>> by_batch;
+  for (const GraphComparison& c : comparisons) {
+    if (c.device != cal.device_)
+      return Status::InvalidArgument(c.source + " was run on " + c.device + ", " + comparisons.front().source + " on " +
+                                     cal.device_ + ": a calibration is for one device");
+    if (c.cost_model_id != cal.cost_model_id_)
+      return Status::InvalidArgument(c.source + " and " + comparisons.front().source +
+                                     " were predicted with different cost models: a calibration is for one");
+    if (c.cold_reads != cal.cold_reads_)
+      return Status::InvalidArgument(c.source + " and " + comparisons.front().source +
+                                     " differ in whether their predictions count the reads from memory "
+                                     "(predict --no-cold-reads): predict them the same way");
+    cal.models_.push_back(c.model + " b" + std::to_string(c.batch));
+    all.push_back(&c);
+    by_batch[c.batch].push_back(&c);
+  }
+  cal.pooled_ = fit_runs(all, min_models);
+  if (by_batch.size() > 1)
+    for (const auto& [batch, runs] : by_batch)
+      if (batch > 0 && static_cast<int>(runs.size()) >= min_models) cal.batches_[batch] = fit_runs(runs, min_models);
+  return cal;
+}
+
+GraphCalibration GraphCalibration::for_batch(int64_t batch) const {
+  GraphCalibration out = *this;
+  out.batch_ = 0;
+  if (batch <= 0) return out;
+  double best = 0;
+  for (const auto& [b, fits] : batches_) {
+    const double d = std::abs(std::log(static_cast<double>(b) / static_cast<double>(batch)));
+    if (out.batch_ == 0 || d < best - 1e-12) {
+      out.batch_ = b;
+      best = d;
+    }
+  }
+  return out;
+}
+
+double GraphCalibration::overhead() const {
+  if (auto it = batches_.find(batch_); batch_ > 0 && it != batches_.end()) return it->second.overhead;
+  return pooled_.overhead;
+}
+
+std::string GraphCalibration::fit_source(std::string_view cls) const {
+  if (auto it = batches_.find(batch_); batch_ > 0 && it != batches_.end())
+    if (std::string c = first_fitted(it->second.fits, cls); !c.empty()) return c + "@b" + std::to_string(batch_);
+  return first_fitted(pooled_.fits, cls);
+}
+
 const CalibrationFit* GraphCalibration::fit_for(std::string_view cls) const {
-  const std::string c = fit_source(cls);
-  return c.empty() ? nullptr : &fits_.at(c);
+  if (auto it = batches_.find(batch_); batch_ > 0 && it != batches_.end())
+    if (std::string c = first_fitted(it->second.fits, cls); !c.empty()) return &it->second.fits.at(c);
+  const std::string c = first_fitted(pooled_.fits, cls);
+  return c.empty() ? nullptr : &pooled_.fits.at(c);
 }
 
 nlohmann::json GraphCalibration::to_json() const {
-  nlohmann::json fits = nlohmann::json::object();
-  for (const auto& [cls, f] : fits_)
-    fits[cls] = {{"factor", f.factor}, {"added_s", f.added_s}, {"models", f.models}, {"instances", f.instances}};
+  nlohmann::json batches = nlohmann::json::object();
+  for (const auto& [b, f] : batches_)
+    batches[std::to_string(b)] = {{"overhead", f.overhead}, {"runs", f.runs}, {"fits", fits_json(f.fits)}};
   return {{"format", "tensorperf-graph-calibration"},
           {"version", kGraphCalibrationVersion},
           {"device", device_},
           {"cost_model_id", cost_model_id_},
           {"cold_reads", cold_reads_},
-          {"overhead", overhead_},
-          {"fits", fits},
+          {"overhead", pooled_.overhead},
+          {"runs", pooled_.runs},
+          {"fits", fits_json(pooled_.fits)},
+          {"batches", batches},
           {"models", models_}};
 }
 
@@ -221,25 +290,35 @@ Result<GraphCalibration> GraphCalibration::from_json(const nlohmann::json& j, co
                                    "; this build reads version " + std::to_string(kGraphCalibrationVersion) +
                                    ": calibrate again");
   GraphCalibration cal;
+  auto positive = [](double x) { return x > 0 && std::isfinite(x); };
   try {
     cal.device_ = j.at("device").get<std::string>();
     cal.cost_model_id_ = j.at("cost_model_id").get<std::string>();
     cal.cold_reads_ = j.at("cold_reads").get<bool>();
-    cal.overhead_ = j.at("overhead").get<double>();
-    for (const auto& [cls, f] : j.at("fits").items()) {
-      CalibrationFit c{f.at("factor").get<double>(), f.at("added_s").get<double>(), f.at("models").get<int>(),
-                       f.at("instances").get<int64_t>()};
-      if (!(c.factor > 0) || !std::isfinite(c.factor) || !(c.added_s >= 0) || !std::isfinite(c.added_s))
-        return Status::Corruption(source + ": class " + cls + " has factor " + f.at("factor").dump() + " and added_s " +
-                                  f.at("added_s").dump());
-      cal.fits_[cls] = c;
+    cal.pooled_.overhead = j.at("overhead").get<double>();
+    cal.pooled_.runs = j.at("runs").get<int>();
+    if (std::string why = fits_from_json(j.at("fits"), cal.pooled_.fits); !why.empty())
+      return Status::Corruption(source + ": " + why);
+    if (!positive(cal.pooled_.overhead))
+      return Status::Corruption(source + ": overhead " + j.at("overhead").dump() + " is not a positive number");
+    for (const auto& [b, f] : j.at("batches").items()) {
+      char* end = nullptr;
+      const long long batch = std::strtoll(b.c_str(), &end, 10);
+      if (b.empty() || *end != '\0' || batch <= 0)
+        return Status::Corruption(source + ": batches: \"" + b + "\" is not a batch size");
+      CalibrationFits& fits = cal.batches_[batch];
+      fits.overhead = f.at("overhead").get<double>();
+      fits.runs = f.at("runs").get<int>();
+      if (std::string why = fits_from_json(f.at("fits"), fits.fits); !why.empty())
+        return Status::Corruption(source + ": batch " + b + ": " + why);
+      if (!positive(fits.overhead))
+        return Status::Corruption(source + ": batch " + b + ": overhead " + f.at("overhead").dump() +
+                                  " is not a positive number");
     }
     cal.models_ = j.at("models").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(source + ": " + e.what());
   }
-  if (!(cal.overhead_ > 0) || !std::isfinite(cal.overhead_))
-    return Status::Corruption(source + ": overhead " + std::to_string(cal.overhead_) + " is not a positive number");
   return cal;
 }
 

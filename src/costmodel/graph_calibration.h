@@ -18,6 +18,12 @@
 // broader one (chained to alone, a pool to element-wise ops, a depthwise convolution to
 // convolutions, then every kernel; a copy op to every copy). And the graph overhead: the median of
 // what a whole run spends beyond its timed kernels and copies. `predict --calibration` applies it.
+//
+// Where the runs are of more than one batch size, each batch also gets fits of its own runs
+// (`for_batch`): a host can run batch 1 and batch 8 of the same kinds of kernel on opposite sides of
+// their predictions (a family-26 AMD host: dense layers 0.85x at batch 1 and 1.1x at batch 8), which
+// one factor per class cannot follow. A prediction at another batch uses the calibrated batch
+// nearest to it (in ratio), and the pooled fits where that batch has no fit for a class's chain.
 // It is only of use for models it was not fitted on: bench/costmodel/predict_e2e.py fits one per
 // held-out network from the other networks' runs.
 #pragma once
@@ -34,7 +40,7 @@
 
 namespace tensorperf::costmodel {
 
-inline constexpr int kGraphCalibrationVersion = 3;
+inline constexpr int kGraphCalibrationVersion = 4;
 
 // The calibration class of an operator: "conv", "depthwise", "dense", "pool", "elementwise", with
 // ":chained" appended where the executor keeps at least half of its activations in its kernel's
@@ -79,31 +85,48 @@ struct CalibrationFit {
   double seconds(double predicted_s) const { return factor * predicted_s + added_s; }
 };
 
+// The fits of one set of runs (all of them, or those of one batch size), and the set's graph overhead.
+struct CalibrationFits {
+  std::map<std::string, CalibrationFit> fits;  // fitted classes only, "all" and "copy" among them
+  double overhead = 1;
+  int runs = 0;
+};
+
 class GraphCalibration {
  public:
   // InvalidArgument when `comparisons` is empty or mixes devices, cost models or predictions with and
-  // without the reads from memory.
+  // without the reads from memory. Runs of more than one batch size also give each batch with at
+  // least `min_models` runs fits of its own.
   static Result<GraphCalibration> fit(const std::vector<GraphComparison>& comparisons, int min_models = 2);
 
-  // The fit for an operator of `cls`: its own where fitted, else the first fitted fallback's; null
-  // when none is (the prediction stays as it is).
+  // This calibration as it applies to a model at batch `batch`: the fits of the calibrated batch
+  // nearest to it (the smaller of two as near), before the pooled ones; the pooled fits alone where no
+  // batch has fits of its own.
+  GraphCalibration for_batch(int64_t batch) const;
+  // The batch whose fits come first (for_batch); 0 when the pooled fits apply.
+  int64_t batch() const { return batch_; }
+
+  // The fit for an operator of `cls`: the selected batch's own or first fitted fallback's, else the
+  // pooled fits' own or first fitted fallback's; null when none is (the prediction stays as it is).
   const CalibrationFit* fit_for(std::string_view cls) const;
-  // The class whose fit `fit_for(cls)` returns ("" when none).
+  // The class whose fit `fit_for(cls)` returns, with "@bN" appended where it is batch N's ("" when
+  // none).
   std::string fit_source(std::string_view cls) const;
   // An instance's calibrated seconds.
   double seconds(std::string_view cls, double predicted_s) const {
     const CalibrationFit* f = fit_for(cls);
     return f ? f->seconds(predicted_s) : predicted_s;
   }
-  // The whole run over its kernels' and copies' sum.
-  double overhead() const { return overhead_; }
+  // The whole run over its kernels' and copies' sum (the selected batch's runs', else all runs').
+  double overhead() const;
 
   const std::string& device() const { return device_; }
   const std::string& cost_model_id() const { return cost_model_id_; }
   // Whether it was fitted to predictions that count the reads from memory: it applies
   // only to predictions made the same way.
   bool cold_reads() const { return cold_reads_; }
-  const std::map<std::string, CalibrationFit>& fits() const { return fits_; }
+  const std::map<std::string, CalibrationFit>& fits() const { return pooled_.fits; }  // of all runs
+  const std::map<int64_t, CalibrationFits>& batch_fits() const { return batches_; }
   const std::vector<std::string>& models() const { return models_; }  // "resnet18 b1", ...
 
   nlohmann::json to_json() const;
@@ -114,8 +137,9 @@ class GraphCalibration {
  private:
   std::string device_, cost_model_id_;
   bool cold_reads_ = false;
-  std::map<std::string, CalibrationFit> fits_;  // fitted classes only, "all" and "copy" among them
-  double overhead_ = 1;
+  CalibrationFits pooled_;                   // every run's
+  std::map<int64_t, CalibrationFits> batches_;  // batch size -> its runs' (only with two or more sizes)
+  int64_t batch_ = 0;                        // the batch selected by for_batch, 0 for none
   std::vector<std::string> models_;
 };
 

@@ -97,6 +97,67 @@ TEST(GraphCalibration, RecoversAKnownFactorAndAddedTimePerClass) {
   EXPECT_EQ(loose->fit_for("dense")->added_s, 0);
 }
 
+TEST(GraphCalibration, EachBatchSizeGetsFitsOfItsOwnRuns) {
+  // Dense layers run 0.8x their prediction at batch 1 and 1.2x at batch 8; convolutions 1.1x at both.
+  // One factor for both batches would miss both; each batch's own fits recover them.
+  auto at = [](const std::string& model, int64_t batch, double dense_factor, double overhead) {
+    nlohmann::json j = comparison(model, {op(kConv, 2, 1.0, 1.1), op(kDense, 1, 2.0, 2.0 * dense_factor)}, overhead);
+    j["batch"] = batch;
+    return parse(j);
+  };
+  std::vector<GraphComparison> cs = {at("a", 1, 0.8, 1.02), at("b", 1, 0.8, 1.02), at("a", 8, 1.2, 1.10),
+                                     at("b", 8, 1.2, 1.10), at("c", 8, 1.2, 1.10)};
+  auto cal = GraphCalibration::fit(cs, 2);
+  ASSERT_TRUE(cal.ok()) << cal.status().message();
+  ASSERT_EQ(cal->batch_fits().size(), 2u);
+  EXPECT_EQ(cal->batch(), 0);
+  const double pooled = cal->fit_for("dense")->factor;
+  EXPECT_GT(pooled, 0.85);
+  EXPECT_LT(pooled, 1.15);
+  const GraphCalibration b1 = cal->for_batch(1);
+  EXPECT_EQ(b1.batch(), 1);
+  EXPECT_NEAR(b1.fit_for("dense")->factor, 0.8, 1e-9);
+  EXPECT_EQ(b1.fit_source("dense"), "dense@b1");
+  EXPECT_NEAR(b1.overhead(), 1.02, 1e-9);
+  const GraphCalibration b8 = cal->for_batch(8);
+  EXPECT_NEAR(b8.fit_for("dense")->factor, 1.2, 1e-9);
+  EXPECT_NEAR(b8.fit_for("conv")->factor, 1.1, 1e-9);
+  EXPECT_NEAR(b8.overhead(), 1.10, 1e-9);
+  // Nearest in ratio (the geometric midpoint of 1 and 8 is 2.83): 2 nearest 1, 3 and 16 nearest 8.
+  EXPECT_EQ(cal->for_batch(2).batch(), 1);
+  EXPECT_EQ(cal->for_batch(3).batch(), 8);
+  EXPECT_EQ(cal->for_batch(16).batch(), 8);
+  auto tie = GraphCalibration::fit({at("a", 1, 0.8, 1.0), at("b", 1, 0.8, 1.0), at("a", 4, 1.2, 1.0),
+                                    at("b", 4, 1.2, 1.0)}, 2);
+  ASSERT_TRUE(tie.ok());
+  EXPECT_EQ(tie->for_batch(2).batch(), 1);  // as near to 1 as to 4: the smaller
+  // A class no run of the batch has falls back within the batch first ("all" of batch 8), and a
+  // copy, which no batch-1 run made, to the pooled fits.
+  EXPECT_EQ(b8.fit_source("pool"), "all@b8");
+  nlohmann::json with_copy = comparison("d", {op(kConv, 1, 1.0, 1.1)});
+  with_copy["copies"] = {{{"op", "concat"}, {"count", 1}, {"predicted_ms", 1.0}, {"measured_ms", 2.0}}};
+  with_copy["batch"] = 8;
+  nlohmann::json with_copy2 = with_copy;
+  with_copy2["model"] = "e";
+  cs.push_back(parse(with_copy));
+  cs.push_back(parse(with_copy2));
+  auto cal2 = GraphCalibration::fit(cs, 2);
+  ASSERT_TRUE(cal2.ok());
+  EXPECT_EQ(cal2->for_batch(1).fit_source(copy_class("concat")), "copy concat");
+  EXPECT_EQ(cal2->for_batch(8).fit_source(copy_class("concat")), "copy concat@b8");
+  // Runs of one batch size only: the pooled fits, nothing per batch.
+  auto one = GraphCalibration::fit({at("a", 8, 1.2, 1.1), at("b", 8, 1.2, 1.1)}, 2);
+  ASSERT_TRUE(one.ok());
+  EXPECT_TRUE(one->batch_fits().empty());
+  EXPECT_EQ(one->for_batch(8).batch(), 0);
+  EXPECT_NEAR(one->for_batch(8).fit_for("dense")->factor, 1.2, 1e-9);
+  // A batch with fewer runs than min_models has no fits of its own.
+  auto few = GraphCalibration::fit({at("a", 1, 0.8, 1.0), at("a", 8, 1.2, 1.1), at("b", 8, 1.2, 1.1)}, 2);
+  ASSERT_TRUE(few.ok());
+  EXPECT_EQ(few->batch_fits().count(1), 0u);
+  EXPECT_EQ(few->for_batch(1).batch(), 8);
+}
+
 TEST(GraphCalibration, TheAddedTimeIsNeverNegative) {
   // Kernels that run 0.9x their prediction minus 5 us: a fit with a negative added time would
   // predict a negative time for the shortest kernels; the factor alone is fitted instead.
@@ -160,6 +221,25 @@ TEST(GraphCalibration, SaveLoadRoundTripGivesTheSameFactors) {
     EXPECT_DOUBLE_EQ(back->seconds(cls, 1e-3), cal->seconds(cls, 1e-3)) << cls;
   }
   EXPECT_DOUBLE_EQ(back->overhead(), cal->overhead());
+  // With fits per batch: the same fits per batch after a round trip.
+  nlohmann::json a8 = a, b8 = b;
+  a8["batch"] = b8["batch"] = 8;
+  a8["ops"][0]["measured_ms"] = 1.6;
+  auto batched = GraphCalibration::fit({parse(a), parse(b), parse(a8), parse(b8)});
+  ASSERT_TRUE(batched.ok());
+  ASSERT_EQ(batched->batch_fits().size(), 2u);
+  ASSERT_TRUE(batched->save(path).ok());
+  auto batched_back = GraphCalibration::load(path);
+  ASSERT_TRUE(batched_back.ok()) << batched_back.status().message();
+  for (int64_t batch : {1, 8, 3})
+    for (const char* cls : {"conv", "elementwise", "pool:chained"}) {
+      EXPECT_EQ(batched_back->for_batch(batch).fit_source(cls), batched->for_batch(batch).fit_source(cls)) << cls;
+      EXPECT_DOUBLE_EQ(batched_back->for_batch(batch).seconds(cls, 1e-3), batched->for_batch(batch).seconds(cls, 1e-3))
+          << cls << " at batch " << batch;
+      EXPECT_DOUBLE_EQ(batched_back->for_batch(batch).overhead(), batched->for_batch(batch).overhead());
+    }
+  EXPECT_NE(batched->for_batch(8).seconds("conv", 1e-3), batched->for_batch(1).seconds("conv", 1e-3));
+  ASSERT_TRUE(cal->save(path).ok());
   EXPECT_EQ(back->device(), "dev");
   EXPECT_EQ(back->cost_model_id(), "m1");
   EXPECT_TRUE(back->cold_reads());
