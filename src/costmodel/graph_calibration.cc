@@ -246,22 +246,27 @@ GraphCalibration GraphCalibration::for_batch(int64_t batch) const {
   return out;
 }
 
+const CalibrationFits* GraphCalibration::selected() const {
+  auto it = batches_.find(batch_);  // batch_ is 0 (no key) or a key for_batch took from batches_
+  return it == batches_.end() ? nullptr : &it->second;
+}
+
 double GraphCalibration::overhead() const {
-  if (auto it = batches_.find(batch_); batch_ > 0 && it != batches_.end()) return it->second.overhead;
-  return pooled_.overhead;
+  const CalibrationFits* s = selected();
+  return s ? s->overhead : pooled_.overhead;
 }
 
 std::string GraphCalibration::fit_source(std::string_view cls) const {
-  if (auto it = batches_.find(batch_); batch_ > 0 && it != batches_.end())
-    if (std::string c = first_fitted(it->second.fits, cls); !c.empty()) return c + "@b" + std::to_string(batch_);
+  if (const CalibrationFits* s = selected())
+    if (std::string c = first_fitted(s->fits, cls); !c.empty()) return c + "@b" + std::to_string(batch_);
   return first_fitted(pooled_.fits, cls);
 }
 
 const CalibrationFit* GraphCalibration::fit_for(std::string_view cls) const {
-  if (auto it = batches_.find(batch_); batch_ > 0 && it != batches_.end())
-    if (std::string c = first_fitted(it->second.fits, cls); !c.empty()) return &it->second.fits.at(c);
-  const std::string c = first_fitted(pooled_.fits, cls);
-  return c.empty() ? nullptr : &pooled_.fits.at(c);
+  for (const CalibrationFits* s : {selected(), &pooled_})
+    if (s)
+      if (std::string c = first_fitted(s->fits, cls); !c.empty()) return &s->fits.at(c);
+  return nullptr;
 }
 
 nlohmann::json GraphCalibration::to_json() const {

@@ -135,6 +135,9 @@ class GraphCalibration {
   static Result<GraphCalibration> load(const std::string& path);
 
  private:
+  // The selected batch's fits (for_batch), null when the pooled fits apply.
+  const CalibrationFits* selected() const;
+
   std::string device_, cost_model_id_;
   bool cold_reads_ = false;
   CalibrationFits pooled_;                   // every run's
