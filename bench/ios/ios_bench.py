@@ -34,7 +34,7 @@ Speedups are medians over rounds of each round's ratio to the sequential schedul
 in the same round (these machines drift by up to 2x within minutes: a ratio within a round is what
 stays comparable). A schedule that runs just what an earlier column's runs (no stage overlapped or
 merged where that one had none, the operators in the same order) shares its timings and says so
-("= sequential"): timing one schedule twice measures only the machine's noise. Writes ios.json (after each network) and ios.png (speedup over sequential) to
+("= sequential"): timing one schedule twice measures only the machine's noise. Writes ios.json (after each network and batch) and ios.png (speedup over sequential) to
 --out-dir and prints the table; --from-json re-prints a saved run.
 """
 import argparse
@@ -77,10 +77,18 @@ def runner(a, model, batch, extra=(), time_only=False):
 
 def tensorperf_run(a, model, batch, threads, repeat, schedule=None):
     """`tensorperf run --json` of the model with ios_runner's configs (oneDNN's defaults), in a process
-    of its own; with `schedule`, that stage schedule."""
-    argv = [os.path.join(a.build, "tensorperf"), "run", "--model", model, "--batch", str(batch), "--configs", "onednn",
-            "--threads", str(threads), "--repeat", repeat, "--json"] + (["--schedule", schedule] if schedule else [])
-    return json.loads(subprocess.run(argv, check=True, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True).stdout)
+    of its own; with `schedule`, that stage schedule. Where the build holds no `tensorperf` (only
+    ios_runner travelled, packed), `ios_runner --run`, which runs and reports the same way."""
+    tensorperf = os.path.join(a.build, "tensorperf")
+    if os.path.exists(tensorperf):
+        argv = [tensorperf, "run", "--model", model, "--batch", str(batch), "--configs", "onednn", "--threads",
+                str(threads), "--repeat", repeat, "--json"]
+    else:
+        argv = [os.path.join(a.build, "bench/ios/ios_runner"), "--run", "--model", model, "--batch", str(batch),
+                "--threads", str(threads), "--repeat", repeat, "--db", a.db]
+    argv += ["--schedule", schedule] if schedule else []
+    out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True).stdout
+    return json.loads(out)
 
 
 def ceiling(a, model, batch):
@@ -224,9 +232,19 @@ def main():
                 log("== %s batch %d: ONNX Runtime" % (model, batch))
                 row["onnxruntime"], row["onnxruntime_version"] = ort_times(a, model, batch)
             results.append(row)
-        with open(os.path.join(a.out_dir, "ios.json"), "w") as f:  # after each network: a cut-off run keeps them
-            json.dump(results, f, indent=1)
+            with open(os.path.join(a.out_dir, "ios.json"), "w") as f:  # after each row: a cut-off run keeps them
+                json.dump(results, f, indent=1)
     report(a, results, batches)
+
+
+def groups_cell(v):
+    """The most groups a stage of the search could hold; '(cut)' where the budget stopped it, with the
+    blocks it left in their operators' own stages ('3/10 seq')."""
+    cut = ""
+    if v.get("budget_cut"):
+        unsearched = v.get("blocks_unsearched", 0)
+        cut = " (cut, %d/%d seq)" % (unsearched, v.get("blocks", 0)) if unsearched else " (cut)"
+    return "%s%s" % (v.get("lanes", "-"), cut)
 
 
 def speedup(variants, name):
@@ -269,7 +287,7 @@ def report(a, results, batches):
                       "%.2fx" % pb if pb else "-", "%.2fx" % pc if pc else "-",
                       "%.2fx" % row["ceiling"]["ceiling"] if "ceiling" in row else "-",
                       "%.1f" % v["ios-both"]["search_s"], str(v["ios-both"]["stages_measured"]),
-                      "%s%s" % (v["ios-both"].get("lanes", "-"), " (cut)" if v["ios-both"].get("budget_cut") else ""),
+                      groups_cell(v["ios-both"]),
                       "%.2f" % v["ios-both-predicted"]["search_s"],
                       "%.3f" % (speedup(v, "ios-both") / speedup(v, "ios-both-predicted")),
                       ", ".join("%s %.2fx" % (x["name"].split("@")[1], x["speedup"] if "speedup" in x else
@@ -284,7 +302,8 @@ def report(a, results, batches):
         print("\nIOS-both vs sequential: %s over %d network-batches; %d threads on %s; latencies are medians of %d "
               "interleaved rounds (ms), speedups ('both x') medians of per-round ratios; 'pred/both' is the "
               "predicted-cost schedule's time over the measured-cost one's; 'groups' the most groups a stage of "
-              "IOS-both's search could hold (min(s, threads); fewer where --search-budget cut its deepening)" % (
+              "IOS-both's search could hold (min(s, threads); fewer where --search-budget cut its deepening; 'k/n seq': "
+              "blocks the budget left in their operators' own stages)" % (
                   summary(speedups), len(speedups), results[0]["threads"], results[0]["device"],
                   len(results[0]["variants"][0]["rounds_ms"])))
         if len(batches) > 1:

@@ -24,6 +24,13 @@
 // one's timings, and `same_as` names it. --stage-profile RUNS adds to each variant "stage_profile":
 // each stage's median time in RUNS runs of the model next to its cost run alone, as the search
 // measures stages.
+//
+//   ios_runner --run --model M --batch B --threads T --db FILE [--schedule FILE] [--repeat 20]
+//
+// runs the model whole instead, as `tensorperf run --configs onednn --json` does (with --schedule, that
+// stage schedule), and prints {model, batch, threads, device, latency_ms: {p50, min}, ops: [{name,
+// ms}]}: each step's median over the timed runs. ios_bench.py uses it where this program travels
+// without `tensorperf` (a lent machine without the project's packages; scripts/pack_binary.sh).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -88,7 +95,8 @@ struct Variant {
   double search_s = 0, estimated_ms = 0;
   int64_t measured = 0;
   int lanes = 0;            // groups per stage the search that gave it allowed
-  bool budget_cut = false;  // the search budget stopped a deeper search
+  bool budget_cut = false;  // the search budget stopped a search
+  int blocks = 0, blocks_unsearched = 0;  // blocks searched; of those, left sequential by the budget
   int chains_split = 0;     // chains the search ran as their operators' own stages
   std::string chosen_from;  // `chosen`: which candidate the whole model picked
   std::string same_as;      // an earlier variant with the very same schedule, whose timings it shares
@@ -121,6 +129,67 @@ Result<nlohmann::json> profile_stages(Variant& v, graphsched::Scheduler& schedul
   return out;
 }
 
+// --run: the model whole, `repeat` timed runs after one untimed one (weights packed), then each step
+// timed in min(repeat, 10) runs (at least 3).
+int run_model(std::map<std::string, std::string>& a) {
+  const int threads = std::stoi(a["--threads"]);
+  ir::ModelOptions mo;
+  mo.batch = std::stoll(a["--batch"]);
+  Result<ir::Graph> g = ir::build_model(a["--model"], mo);
+  if (!g.ok()) return fail(g.status().message());
+  measure::DeviceOptions d;
+  d.threads = threads;
+  Result<measure::Device> device = measure::detect_device(d);
+  if (!device.ok()) return fail(device.status().message());
+  Result<runtime::ConfigPolicy> policy = runtime::parse_policy(a["--configs"]);
+  if (!policy.ok()) return fail(policy.status().message());
+  Result<std::unique_ptr<db::RecordStore>> store = db::open_store(a["--db"], db::OpenMode::kCreate);
+  if (!store.ok()) return fail(store.status().message());
+  runtime::ExecutorOptions eo;
+  eo.policy = *policy;
+  eo.store = store->get();
+  eo.device_key = device->key();
+  eo.target = device->target;
+  eo.threads = threads;
+  eo.seed = 1;
+  std::optional<runtime::StageSchedule> schedule;
+  if (a.count("--schedule")) {
+    Result<runtime::StageSchedule> s = runtime::read_schedule_file(a["--schedule"]);
+    if (!s.ok()) return fail(s.status().message());
+    schedule = std::move(*s);
+  }
+  Result<std::unique_ptr<runtime::Executor>> ex =
+      schedule ? graphsched::load_scheduled(*g, *schedule, eo) : runtime::Executor::load(*g, eo);
+  if (!ex.ok()) return fail(ex.status().message());
+  std::mt19937_64 rng(1);
+  for (size_t i = 0; i < (*ex)->num_inputs(); ++i) (*ex)->input(i).fill_random(rng);
+  if (Status st = (*ex)->run(); !st.ok()) return fail(st.message());
+  const int repeat = std::max(1, std::stoi(a["--repeat"]));
+  std::vector<double> runs;
+  for (int r = 0; r < repeat; ++r) {
+    const double t0 = steady_seconds();
+    if (Status st = (*ex)->run(); !st.ok()) return fail(st.message());
+    runs.push_back(steady_seconds() - t0);
+  }
+  std::vector<std::vector<double>> per_step((*ex)->steps().size());
+  for (int r = 0; r < std::max(3, std::min(repeat, 10)); ++r) {
+    std::vector<double> s;
+    if (Status st = (*ex)->run_timed(s); !st.ok()) return fail(st.message());
+    for (size_t i = 0; i < s.size() && i < per_step.size(); ++i) per_step[i].push_back(s[i]);
+  }
+  nlohmann::json ops = nlohmann::json::array();
+  for (size_t i = 0; i < per_step.size(); ++i)
+    ops.push_back({{"name", (*ex)->steps()[i].name}, {"ms", median(per_step[i]) * 1e3}});
+  nlohmann::json out{{"model", a["--model"]},
+                     {"batch", mo.batch},
+                     {"threads", threads},
+                     {"device", device->key()},
+                     {"latency_ms", {{"p50", median(runs) * 1e3}, {"min", *std::min_element(runs.begin(), runs.end()) * 1e3}}},
+                     {"ops", ops}};
+  std::puts(out.dump().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,16 +197,21 @@ int main(int argc, char** argv) {
                                           {"--configs", "onednn"}, {"--threads", "2"}, {"--batch", "1"},
                                           {"--stage-profile", "0"}, {"--profile-runs", "0"}};
   std::vector<std::string> extras;
-  bool time_only = false, warm_stages = false;
+  bool time_only = false, warm_stages = false, run = false;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--time-only") time_only = true;
+    else if (k == "--run") run = true;
     else if (k == "--warm-stages") warm_stages = true;
     else if (i + 1 >= argc) return fail("missing a value after " + k);
     else if (k == "--extra") extras.push_back(argv[++i]);
     else a[k] = argv[++i];
   }
   if (!a.count("--model") || !a.count("--db")) return fail("--model and --db are required");
+  if (run) {
+    if (!a.count("--repeat")) a["--repeat"] = "20";
+    return run_model(a);
+  }
   const int threads = std::stoi(a["--threads"]);
   ir::ModelOptions mo;
   mo.batch = std::stoll(a["--batch"]);
@@ -203,13 +277,15 @@ int main(int argc, char** argv) {
     v.measured = plan->measured;
     v.lanes = plan->search.lanes;
     v.budget_cut = plan->search.budget_cut;
+    v.blocks = plan->search.blocks;
+    v.blocks_unsearched = plan->search.blocks_unsearched;
     v.chains_split = plan->search.chains_split;
     std::fprintf(stderr,
-                 "%s b%lld: %s searched in %.1f s (%lld stages measured, up to %d groups per stage%s, %d chains "
-                 "split), estimate %.3f ms\n",
+                 "%s b%lld: %s searched in %.1f s (%lld stages measured, up to %d groups per stage%s, %d of %d blocks "
+                 "left sequential by the budget, %d chains split), estimate %.3f ms\n",
                  so.model.c_str(), static_cast<long long>(mo.batch), s.name.c_str(), v.search_s,
-                 static_cast<long long>(v.measured), v.lanes, v.budget_cut ? ", cut by the budget" : "", v.chains_split,
-                 v.estimated_ms);
+                 static_cast<long long>(v.measured), v.lanes, v.budget_cut ? ", cut by the budget" : "",
+                 v.blocks_unsearched, v.blocks, v.chains_split, v.estimated_ms);
     if (a.count("--save-dir") && s.strategy != graphsched::Strategy::kSequential) {
       std::filesystem::create_directories(a["--save-dir"]);
       const std::string file = a["--save-dir"] + "/" + so.model + "_b" + a["--batch"] + "_" + s.name + ".json";
@@ -236,6 +312,8 @@ int main(int argc, char** argv) {
     v.measured = plan->measured;
     v.lanes = plan->search.lanes;
     v.budget_cut = plan->search.budget_cut;
+    v.blocks = plan->search.blocks;
+    v.blocks_unsearched = plan->search.blocks_unsearched;
     v.chains_split = plan->search.chains_split;
     v.concurrent_factor = f.concurrent;
     v.concurrent_fitted = f.concurrent_stages;
@@ -364,6 +442,8 @@ int main(int argc, char** argv) {
                                {"stages_measured", v.measured},
                                {"lanes", v.lanes},
                                {"budget_cut", v.budget_cut},
+                               {"blocks", v.blocks},
+                               {"blocks_unsearched", v.blocks_unsearched},
                                {"chains_split", v.chains_split},
                                {"estimated_ms", v.estimated_ms},
                                {"latency_ms", median(v.rounds_ms)},

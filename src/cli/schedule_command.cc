@@ -247,6 +247,8 @@ void run_schedule(const ScheduleOptions& o) {
                      {"states", plan.search.states},
                      {"search_lanes", plan.search.lanes},
                      {"search_budget_cut", plan.search.budget_cut},
+                     {"search_blocks", plan.search.blocks},
+                     {"search_blocks_unsearched", plan.search.blocks_unsearched},
                      {"search_chains_split", plan.search.chains_split},
                      {"stages_measured", plan.measured},
                      {"stages_from_db", plan.from_store},
@@ -286,8 +288,10 @@ void run_schedule(const ScheduleOptions& o) {
               plan.search.search_s, o.cost.c_str(), o.strategy.c_str(), o.r, o.s, static_cast<long long>(plan.measured),
               static_cast<long long>(plan.from_store), static_cast<long long>(plan.search.states));
   if (plan.search.budget_cut)
-    std::printf("           the %.0f s budget stopped the search at %d groups per stage (of min(s, threads) = %d)\n",
-                o.search_budget_s, plan.search.lanes, std::min(o.s, device.threads));
+    std::printf("           the %g s budget stopped the search at %d groups per stage (of min(s, threads) = %d); "
+                "%d of %d blocks kept their operators' own stages\n",
+                o.search_budget_s, plan.search.lanes, std::min(o.s, device.threads), plan.search.blocks_unsearched,
+                plan.search.blocks);
   std::printf("estimate   %.3f ms (sequential %.3f ms)\n", plan.search.cost_s * 1e3, plan.sequential_estimate_s * 1e3);
   std::printf("latency    %.3f ms   sequential %.3f ms   speedup %.3fx   (medians of %d interleaved rounds)\n", sched_ms,
               seq_ms, sched_ms > 0 ? seq_ms / sched_ms : 0.0, rounds);
@@ -330,8 +334,9 @@ void register_schedule_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 0.5))
       ->capture_default_str();
   cmd->add_option("--search-budget", o.search_budget_s,
-                  "seconds each search may take (0: no limit); with more than 2 groups per stage allowed it "
-                  "searches with 2, then 4, ... up to min(s, threads) and keeps the deepest that finished")
+                  "seconds each search may take (0: no limit): each block is searched with at most 2 groups per "
+                  "stage within its share of the budget (else it keeps its operators' own stages), then with 4, "
+                  "... up to min(s, threads) while time is left, keeping the deepest search that finished")
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   cmd->add_option("--cost", o.cost,

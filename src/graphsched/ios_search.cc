@@ -280,6 +280,7 @@ class BlockSearch {
       }
       if (!hopeless) {
         if (std::isnan(x.parallel)) {
+          TP_RETURN_IF_ERROR(check_deadline());
           TP_ASSIGN_OR_RETURN(x.parallel, cost_(make_stage(e, x.ways, false)));
         }
         best = x.parallel;
@@ -287,10 +288,18 @@ class BlockSearch {
     }
     if (x.ways.merged) {
       if (std::isnan(x.merged)) {
+        TP_RETURN_IF_ERROR(check_deadline());
         TP_ASSIGN_OR_RETURN(x.merged, cost_(make_stage(e, x.ways, true)));
       }
       if (x.merged < best) best = x.merged, merged = true;
     }
+    return Status::Ok();
+  }
+
+  // Before a stage is costed (a measured stage takes milliseconds): a budget bounds the timing too.
+  Status check_deadline() const {
+    if (deadline_ > 0 && steady_seconds() > deadline_)
+      return Status::Timeout("the schedule search ran out of its time budget");
     return Status::Ok();
   }
 
@@ -526,36 +535,89 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
     StageBoundFn unit_bound;
     if (bound) unit_bound = [&](const StageChoice& c) { return bound(expand(c)); };
     const std::vector<std::vector<int>> blocks = partition_blocks(chains.units, max_block);
-    // One search with at most `lanes` groups per stage; `deadline` 0: to the end.
-    auto search_with = [&](int lanes, double deadline, std::vector<StageChoice>& stages, double& cost_s) -> Status {
-      for (const std::vector<int>& block : blocks) {
-        BlockSearch search(chains.units, block, options, unit_cache, unit_merge, unit_op_cost, unit_bound, lanes,
-                           deadline);
-        Status st = search.run(stages, cost_s, result.states);
-        result.stages_pruned += search.pruned();
-        TP_RETURN_IF_ERROR(st);
-      }
-      return Status::Ok();
+    // Each block keeps the deepest search of it that finished; `lanes` 0: none did (its units run
+    // one per stage, as the sequential schedule runs them).
+    struct BlockPlan {
+      std::vector<StageChoice> stages;
+      double cost_s = 0;
+      int lanes = 0;
+    };
+    std::vector<BlockPlan> plans(blocks.size());
+    // One search of block b with at most `lanes` groups per stage; `deadline` 0: to the end.
+    auto search_block = [&](size_t b, int lanes, double deadline, BlockPlan& out) -> Status {
+      BlockSearch search(chains.units, blocks[b], options, unit_cache, unit_merge, unit_op_cost, unit_bound, lanes,
+                         deadline);
+      out = BlockPlan{};
+      Status st = search.run(out.stages, out.cost_s, result.states);
+      result.stages_pruned += search.pruned();
+      out.lanes = lanes;
+      return st;
     };
     std::vector<int> levels;
     if (options.time_budget_s > 0)
       for (int l = 2; l < max_lanes; l *= 2) levels.push_back(l);
     levels.push_back(max_lanes);
-    std::vector<StageChoice> stages;
-    for (size_t i = 0; i < levels.size(); ++i) {
-      std::vector<StageChoice> deeper;
-      double cost_s = 0;
-      const double deadline = i == 0 ? 0 : t0 + options.time_budget_s;
-      Status st = search_with(levels[i], deadline, deeper, cost_s);
-      if (st.code() == StatusCode::kTimeout && i > 0 && steady_seconds() > deadline) {
-        result.budget_cut = true;
-        break;
+    const double end = options.time_budget_s > 0 ? t0 + options.time_budget_s : 0;
+    // The first level: each block within a share of what is left of the budget, in proportion to
+    // its units (what a block leaves unused goes to the later ones).
+    size_t units_left = 0;
+    for (const std::vector<int>& block : blocks) units_left += block.size();
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      double deadline = 0;
+      if (end > 0) {
+        const double now = steady_seconds();
+        deadline =
+            now + std::max(0.0, end - now) * static_cast<double>(blocks[b].size()) / static_cast<double>(units_left);
+      }
+      units_left -= blocks[b].size();
+      Status st = search_block(b, levels[0], deadline, plans[b]);
+      if (st.code() == StatusCode::kTimeout && deadline > 0) {
+        plans[b].lanes = 0;
+        continue;
       }
       TP_RETURN_IF_ERROR(st);
-      stages = std::move(deeper);
-      result.cost_s = cost_s;
-      result.lanes = levels[i];
     }
+    // The blocks cut in their share, again with all that is left (the stages they costed are
+    // cached, so a second try goes on where the first stopped); those cut again keep their units'
+    // own stages.
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      if (plans[b].lanes != 0) continue;
+      Status st = search_block(b, levels[0], end, plans[b]);
+      if (st.ok()) continue;
+      if (st.code() != StatusCode::kTimeout) return st;
+      plans[b] = BlockPlan{};
+      for (int u : blocks[b]) {
+        StageChoice c{{{u}}, {options.threads}, false};
+        TP_ASSIGN_OR_RETURN(c.cost_s, unit_cache(c));
+        plans[b].cost_s += c.cost_s;
+        plans[b].stages.push_back(std::move(c));
+      }
+      result.budget_cut = true;
+      ++result.blocks_unsearched;
+    }
+    // Deeper levels, block by block, within the budget; a block cut at one level keeps the last
+    // level it finished, and the search stops there.
+    for (size_t i = 1; i < levels.size() && !result.budget_cut; ++i) {
+      for (size_t b = 0; b < blocks.size(); ++b) {
+        if (plans[b].lanes != levels[i - 1]) continue;  // its first search was cut
+        BlockPlan deeper;
+        Status st = search_block(b, levels[i], end, deeper);
+        if (st.code() == StatusCode::kTimeout && steady_seconds() > end) {
+          result.budget_cut = true;
+          break;
+        }
+        TP_RETURN_IF_ERROR(st);
+        plans[b] = std::move(deeper);
+      }
+    }
+    std::vector<StageChoice> stages;
+    result.lanes = max_lanes;
+    for (BlockPlan& p : plans) {
+      stages.insert(stages.end(), std::make_move_iterator(p.stages.begin()), std::make_move_iterator(p.stages.end()));
+      result.cost_s += p.cost_s;
+      result.lanes = std::min(result.lanes, std::max(p.lanes, 1));
+    }
+    result.blocks = static_cast<int>(blocks.size());
     for (const StageChoice& c : stages) {
       StageChoice out = expand(c);
       if (alone(c)) {

@@ -16,7 +16,8 @@
 // their chains (op_graph.h's contract_long_chains), so r counts chains there. `both` tries both
 // kinds of stage.
 // With a time budget (SearchOptions::time_budget_s) the search deepens over the groups a stage may
-// hold (2, 4, ... up to min(s, threads)) and keeps the deepest search that finished in time.
+// hold (2, 4, ... up to min(s, threads)) and keeps, per block, the deepest search that finished in
+// time; a block whose first search does not finish keeps the sequential schedule's stages.
 // The baselines: `sequential` (one operator per stage on all threads) and `greedy` (each stage takes
 // every ready operator, packed the same way).
 #pragma once
@@ -61,9 +62,13 @@ struct SearchOptions {
   double min_gain = 0;
   // Seconds the search may take (0: no limit). The endings a state offers grow with the groups a
   // stage may hold, min(s, threads): on 16 cores at s=8 a wide network's search costs tens of times
-  // what it costs with 2 groups. With a budget and more than 2 groups allowed, the search deepens:
-  // it runs with at most 2 groups per stage (always to the end), then 4, 8, ... up to min(s,
-  // threads), each run within what is left of the budget, and returns the last one that finished.
+  // what it costs with 2 groups. With a budget, each block is searched first with at most 2 groups
+  // per stage (or min(s, threads) where that is less), within a share of what is left of the budget
+  // in proportion to its units; a block that does not finish in its share is searched again with
+  // what is left at the end (its costed stages cached), and if it does not finish then either,
+  // keeps its units' own stages, as the sequential schedule runs them. Then, where more groups are allowed, the search
+  // deepens block by block (4, 8, ... up to min(s, threads)) until the budget runs out, each block
+  // keeping the deepest search of it that finished. Stages are not costed past the budget.
   double time_budget_s = 0;
 };
 
@@ -90,8 +95,11 @@ struct SearchResult {
   int64_t stages_costed = 0;  // distinct stages whose cost was asked for
   int64_t stages_pruned = 0;  // candidate stages the bound ruled out uncosted
   double search_s = 0;      // wall time of the search, costs included
-  int lanes = 0;            // groups a stage could hold in the search that gave the result
-  bool budget_cut = false;  // the time budget stopped a deeper search (lanes < min(s, threads))
+  int lanes = 0;            // groups a stage could hold in the shallowest block's search that finished
+                            // (1 where a block kept its units' own stages)
+  bool budget_cut = false;  // the time budget stopped a search (lanes < min(s, threads))
+  int blocks = 0;             // blocks the search ran over (0 for the baselines)
+  int blocks_unsearched = 0;  // of those, the ones the budget left in their units' own stages
   int chains_split = 0;     // chains whose operators' own stages cost less than their stage
 };
 

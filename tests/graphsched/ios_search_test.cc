@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "graphsched/schedule_build.h"
 #include "runtime/stage_schedule.h"
@@ -277,12 +279,22 @@ TEST(IosSearch, ATimeBudgetKeepsTheDeepestSearchThatFinished) {
   EXPECT_EQ(two.lanes, 2);
   EXPECT_LT(unlimited.cost_s, two.cost_s);  // more groups per stage pay off here
 
-  const SearchResult spent = search(8, 1e-9);
-  EXPECT_TRUE(spent.budget_cut);
-  EXPECT_EQ(spent.lanes, 2);
-  EXPECT_DOUBLE_EQ(spent.cost_s, two.cost_s);
-  ASSERT_EQ(spent.stages.size(), two.stages.size());
-  for (size_t i = 0; i < two.stages.size(); ++i) EXPECT_EQ(spent.stages[i].groups, two.stages[i].groups);
+  // Costing a stage of more than two groups takes longer than the budget: the first level finishes,
+  // the second runs out at its next stage, and the 2-group search's schedule stays.
+  auto slow = [&](const StageChoice& c) -> Result<double> {
+    if (c.groups.size() > 2) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return cost(c);
+  };
+  SearchOptions x = o;
+  x.time_budget_s = 0.2;
+  Result<SearchResult> cut = schedule_graph(*g, x, slow, {}, op_cost);
+  ASSERT_TRUE(cut.ok()) << cut.status().message();
+  EXPECT_TRUE(cut->budget_cut);
+  EXPECT_EQ(cut->lanes, 2);
+  EXPECT_EQ(cut->blocks_unsearched, 0);
+  EXPECT_DOUBLE_EQ(cut->cost_s, two.cost_s);
+  ASSERT_EQ(cut->stages.size(), two.stages.size());
+  for (size_t i = 0; i < two.stages.size(); ++i) EXPECT_EQ(cut->stages[i].groups, two.stages[i].groups);
 
   const SearchResult ample = search(8, 1e6);
   EXPECT_FALSE(ample.budget_cut);
@@ -294,6 +306,64 @@ TEST(IosSearch, ATimeBudgetKeepsTheDeepestSearchThatFinished) {
     x.time_budget_s = bad;
     EXPECT_EQ(schedule_graph(*g, x, fn, {}, op_cost).status().code(), StatusCode::kInvalidArgument) << bad;
   }
+}
+
+TEST(IosSearch, ABlockWhoseFirstSearchRunsOutOfItsShareKeepsItsOperatorsOwnStages) {
+  // Four independent pairs joined by one operator every path crosses (8), then four more pairs: two
+  // blocks, 0-8 and 9-16. Costing any concurrent stage of the first block takes longer than its
+  // share of the budget; the second block is still searched in what is left.
+  std::vector<std::pair<int, int>> edges;
+  for (int v = 0; v < 8; v += 2) edges.push_back({v, v + 1}), edges.push_back({v + 1, 8});
+  for (int v = 9; v < 17; v += 2) edges.push_back({8, v}), edges.push_back({v, v + 1});
+  Result<OpGraph> g = OpGraph::from_edges(17, edges);
+  ASSERT_TRUE(g.ok());
+  SyntheticCost cost;
+  for (int v = 0; v < 17; ++v) cost.op_s.push_back(1e-4 * (1 + v % 3));
+  auto op_cost = [&](int v, int t) -> Result<double> { return cost.op(v, t); };
+  auto slow = [&](const StageChoice& c) -> Result<double> {
+    if (c.groups.size() > 1 && c.groups[0][0] < 8) std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    return cost(c);
+  };
+  SearchOptions o;
+  o.strategy = Strategy::kParallel;
+  o.threads = 2;
+  o.time_budget_s = 1.5;  // the first block's share: 1.5 s x 9 / 17
+  Result<SearchResult> r = schedule_graph(*g, o, slow, {}, op_cost);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->budget_cut);
+  EXPECT_EQ(r->blocks, 2);
+  EXPECT_EQ(r->blocks_unsearched, 1);
+  EXPECT_EQ(r->lanes, 1);
+  double sequential = 0;
+  for (int v = 0; v <= 8; ++v) sequential += cost(StageChoice{{{v}}, {2}, false});
+  double first = 0, rest = 0;
+  bool concurrent_later = false;
+  std::vector<int> seen(17, 0);
+  for (const StageChoice& c : r->stages) {
+    for (const std::vector<int>& grp : c.groups)
+      for (int v : grp) ++seen[v];
+    if (c.groups[0][0] <= 8) {
+      ASSERT_EQ(c.groups.size(), 1u);  // the first block: one operator per stage on both threads
+      EXPECT_EQ(c.groups[0].size(), 1u);
+      EXPECT_EQ(c.threads[0], 2);
+      first += c.cost_s;
+    } else {
+      concurrent_later |= c.groups.size() > 1;
+      rest += c.cost_s;
+    }
+  }
+  EXPECT_EQ(seen, std::vector<int>(17, 1));
+  EXPECT_NEAR(first, sequential, 1e-12);
+  EXPECT_TRUE(concurrent_later);  // the second block was searched
+  EXPECT_NEAR(r->cost_s, first + rest, 1e-12);
+
+  // A budget spent before anything is searched: every block keeps its operators' own stages.
+  o.time_budget_s = 1e-9;
+  r = schedule_graph(*g, o, [&](const StageChoice& c) -> Result<double> { return cost(c); }, {}, op_cost);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->blocks_unsearched, r->blocks);
+  ASSERT_EQ(r->stages.size(), 17u);
+  for (int v = 0; v < 17; ++v) EXPECT_EQ(r->stages[v].groups, (std::vector<std::vector<int>>{{v}}));
 }
 
 TEST(IosSearch, EverySchedulesCoversEachOperatorOnceInDependencyOrder) {
