@@ -129,25 +129,41 @@ Result<nlohmann::json> profile_stages(Variant& v, graphsched::Scheduler& schedul
   return out;
 }
 
+// What both modes start from: the model at its batch, this machine at --threads, the configs'
+// policy and the record store.
+struct Setup {
+  int threads = 0;
+  ir::Graph graph;
+  measure::Device device;
+  runtime::ConfigPolicy policy{};
+  std::unique_ptr<db::RecordStore> store;
+};
+
+Result<Setup> set_up(std::map<std::string, std::string>& a) {
+  Setup s;
+  s.threads = std::stoi(a["--threads"]);
+  ir::ModelOptions mo;
+  mo.batch = std::stoll(a["--batch"]);
+  TP_ASSIGN_OR_RETURN(s.graph, ir::build_model(a["--model"], mo));
+  measure::DeviceOptions d;
+  d.threads = s.threads;
+  TP_ASSIGN_OR_RETURN(s.device, measure::detect_device(d));
+  TP_ASSIGN_OR_RETURN(s.policy, runtime::parse_policy(a["--configs"]));
+  TP_ASSIGN_OR_RETURN(s.store, db::open_store(a["--db"], db::OpenMode::kCreate));
+  return s;
+}
+
 // --run: the model whole, `repeat` timed runs after one untimed one (weights packed), then each step
 // timed in min(repeat, 10) runs (at least 3).
 int run_model(std::map<std::string, std::string>& a) {
-  const int threads = std::stoi(a["--threads"]);
-  ir::ModelOptions mo;
-  mo.batch = std::stoll(a["--batch"]);
-  Result<ir::Graph> g = ir::build_model(a["--model"], mo);
-  if (!g.ok()) return fail(g.status().message());
-  measure::DeviceOptions d;
-  d.threads = threads;
-  Result<measure::Device> device = measure::detect_device(d);
-  if (!device.ok()) return fail(device.status().message());
-  Result<runtime::ConfigPolicy> policy = runtime::parse_policy(a["--configs"]);
-  if (!policy.ok()) return fail(policy.status().message());
-  Result<std::unique_ptr<db::RecordStore>> store = db::open_store(a["--db"], db::OpenMode::kCreate);
-  if (!store.ok()) return fail(store.status().message());
+  Result<Setup> su = set_up(a);
+  if (!su.ok()) return fail(su.status().message());
+  const ir::Graph* g = &su->graph;  // pointers: the code below reads them as it read Results
+  const measure::Device* device = &su->device;
+  const int threads = su->threads;
   runtime::ExecutorOptions eo;
-  eo.policy = *policy;
-  eo.store = store->get();
+  eo.policy = su->policy;
+  eo.store = su->store.get();
   eo.device_key = device->key();
   eo.target = device->target;
   eo.threads = threads;
@@ -181,7 +197,7 @@ int run_model(std::map<std::string, std::string>& a) {
   for (size_t i = 0; i < per_step.size(); ++i)
     ops.push_back({{"name", (*ex)->steps()[i].name}, {"ms", median(per_step[i]) * 1e3}});
   nlohmann::json out{{"model", a["--model"]},
-                     {"batch", mo.batch},
+                     {"batch", g->batch()},
                      {"threads", threads},
                      {"device", device->key()},
                      {"latency_ms", {{"p50", median(runs) * 1e3}, {"min", *std::min_element(runs.begin(), runs.end()) * 1e3}}},
@@ -212,24 +228,18 @@ int main(int argc, char** argv) {
     if (!a.count("--repeat")) a["--repeat"] = "20";
     return run_model(a);
   }
-  const int threads = std::stoi(a["--threads"]);
+  Result<Setup> su = set_up(a);
+  if (!su.ok()) return fail(su.status().message());
+  const ir::Graph* g = &su->graph;
+  const measure::Device* device = &su->device;
+  const int threads = su->threads;
   ir::ModelOptions mo;
-  mo.batch = std::stoll(a["--batch"]);
-  Result<ir::Graph> g = ir::build_model(a["--model"], mo);
-  if (!g.ok()) return fail(g.status().message());
-  measure::DeviceOptions d;
-  d.threads = threads;
-  Result<measure::Device> device = measure::detect_device(d);
-  if (!device.ok()) return fail(device.status().message());
-  Result<runtime::ConfigPolicy> policy = runtime::parse_policy(a["--configs"]);
-  if (!policy.ok()) return fail(policy.status().message());
-  Result<std::unique_ptr<db::RecordStore>> store = db::open_store(a["--db"], db::OpenMode::kCreate);
-  if (!store.ok()) return fail(store.status().message());
+  mo.batch = g->batch();
 
   graphsched::SchedulerOptions so;
   so.model = a["--model"];
-  so.executor.policy = *policy;
-  so.executor.store = store->get();
+  so.executor.policy = su->policy;
+  so.executor.store = su->store.get();
   so.executor.device_key = device->key();
   so.clock_mhz = device->clock_mhz;
   so.executor.target = device->target;
