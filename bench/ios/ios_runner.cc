@@ -135,8 +135,8 @@ struct Setup {
   int threads = 0;
   ir::Graph graph;
   measure::Device device;
-  runtime::ConfigPolicy policy{};
   std::unique_ptr<db::RecordStore> store;
+  runtime::ExecutorOptions executor;  // oneDNN's defaults (--configs), the store, this device, --threads
 };
 
 Result<Setup> set_up(std::map<std::string, std::string>& a) {
@@ -148,8 +148,13 @@ Result<Setup> set_up(std::map<std::string, std::string>& a) {
   measure::DeviceOptions d;
   d.threads = s.threads;
   TP_ASSIGN_OR_RETURN(s.device, measure::detect_device(d));
-  TP_ASSIGN_OR_RETURN(s.policy, runtime::parse_policy(a["--configs"]));
+  TP_ASSIGN_OR_RETURN(s.executor.policy, runtime::parse_policy(a["--configs"]));
   TP_ASSIGN_OR_RETURN(s.store, db::open_store(a["--db"], db::OpenMode::kCreate));
+  s.executor.store = s.store.get();
+  s.executor.device_key = s.device.key();
+  s.executor.target = s.device.target;
+  s.executor.threads = s.threads;
+  s.executor.seed = 1;
   return s;
 }
 
@@ -158,16 +163,8 @@ Result<Setup> set_up(std::map<std::string, std::string>& a) {
 int run_model(std::map<std::string, std::string>& a) {
   Result<Setup> su = set_up(a);
   if (!su.ok()) return fail(su.status().message());
-  const ir::Graph* g = &su->graph;  // pointers: the code below reads them as it read Results
-  const measure::Device* device = &su->device;
-  const int threads = su->threads;
-  runtime::ExecutorOptions eo;
-  eo.policy = su->policy;
-  eo.store = su->store.get();
-  eo.device_key = device->key();
-  eo.target = device->target;
-  eo.threads = threads;
-  eo.seed = 1;
+  const ir::Graph& g = su->graph;
+  const runtime::ExecutorOptions& eo = su->executor;
   std::optional<runtime::StageSchedule> schedule;
   if (a.count("--schedule")) {
     Result<runtime::StageSchedule> s = runtime::read_schedule_file(a["--schedule"]);
@@ -175,7 +172,7 @@ int run_model(std::map<std::string, std::string>& a) {
     schedule = std::move(*s);
   }
   Result<std::unique_ptr<runtime::Executor>> ex =
-      schedule ? graphsched::load_scheduled(*g, *schedule, eo) : runtime::Executor::load(*g, eo);
+      schedule ? graphsched::load_scheduled(g, *schedule, eo) : runtime::Executor::load(g, eo);
   if (!ex.ok()) return fail(ex.status().message());
   std::mt19937_64 rng(1);
   for (size_t i = 0; i < (*ex)->num_inputs(); ++i) (*ex)->input(i).fill_random(rng);
@@ -197,9 +194,9 @@ int run_model(std::map<std::string, std::string>& a) {
   for (size_t i = 0; i < per_step.size(); ++i)
     ops.push_back({{"name", (*ex)->steps()[i].name}, {"ms", median(per_step[i]) * 1e3}});
   nlohmann::json out{{"model", a["--model"]},
-                     {"batch", g->batch()},
-                     {"threads", threads},
-                     {"device", device->key()},
+                     {"batch", g.batch()},
+                     {"threads", su->threads},
+                     {"device", su->device.key()},
                      {"latency_ms", {{"p50", median(runs) * 1e3}, {"min", *std::min_element(runs.begin(), runs.end()) * 1e3}}},
                      {"ops", ops}};
   std::puts(out.dump().c_str());
@@ -230,24 +227,18 @@ int main(int argc, char** argv) {
   }
   Result<Setup> su = set_up(a);
   if (!su.ok()) return fail(su.status().message());
-  const ir::Graph* g = &su->graph;
-  const measure::Device* device = &su->device;
+  const ir::Graph& g = su->graph;
+  const measure::Device& device = su->device;
   const int threads = su->threads;
-  ir::ModelOptions mo;
-  mo.batch = g->batch();
+  const long long batch = static_cast<long long>(g.batch());
 
   graphsched::SchedulerOptions so;
   so.model = a["--model"];
-  so.executor.policy = su->policy;
-  so.executor.store = su->store.get();
-  so.executor.device_key = device->key();
-  so.clock_mhz = device->clock_mhz;
-  so.executor.target = device->target;
-  so.executor.threads = threads;
-  so.executor.seed = 1;
+  so.executor = su->executor;
+  so.clock_mhz = device.clock_mhz;
   so.cold_stages = !warm_stages;
-  std::fprintf(stderr, "%s b%lld: loading\n", so.model.c_str(), static_cast<long long>(mo.batch));
-  Result<std::unique_ptr<graphsched::Scheduler>> scheduler = graphsched::Scheduler::create(*g, so);
+  std::fprintf(stderr, "%s b%lld: loading\n", so.model.c_str(), batch);
+  Result<std::unique_ptr<graphsched::Scheduler>> scheduler = graphsched::Scheduler::create(g, so);
   if (!scheduler.ok()) return fail(scheduler.status().message());
 
   std::vector<Variant> variants;
@@ -293,7 +284,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "%s b%lld: %s searched in %.1f s (%lld stages measured, up to %d groups per stage%s, %d of %d blocks "
                  "left sequential by the budget, %d chains split), estimate %.3f ms\n",
-                 so.model.c_str(), static_cast<long long>(mo.batch), s.name.c_str(), v.search_s,
+                 so.model.c_str(), batch, s.name.c_str(), v.search_s,
                  static_cast<long long>(v.measured), v.lanes, v.budget_cut ? ", cut by the budget" : "",
                  v.blocks_unsearched, v.blocks, v.chains_split, v.estimated_ms);
     if (a.count("--save-dir") && s.strategy != graphsched::Strategy::kSequential) {
@@ -332,7 +323,7 @@ int main(int argc, char** argv) {
                  "%s b%lld: ios-both-profiled: in the model sequential %.3f ms, ios-both %.3f ms; %d schedules "
                  "profiled, %d of their %d concurrent stages slower than their operators in sequence, all "
                  "%.3fx alone; searched again in %.1f s (%lld stages measured), estimate %.3f ms\n",
-                 so.model.c_str(), static_cast<long long>(mo.batch), f.sequential_model_s * 1e3, f.found_model_s * 1e3,
+                 so.model.c_str(), batch, f.sequential_model_s * 1e3, f.found_model_s * 1e3,
                  f.rounds, f.losing_stages, f.concurrent_stages, f.concurrent, steady_seconds() - t0,
                  static_cast<long long>(v.measured), v.estimated_ms);
     if (a.count("--save-dir")) {
@@ -361,7 +352,7 @@ int main(int argc, char** argv) {
     jo.rounds = 5;  // as `tensorperf schedule`: 3 rounds picked by noise between close candidates
     jo.runs_per_round = 3;
     const double t0 = steady_seconds();
-    Result<graphsched::Verdict> verdict = graphsched::judge_schedules(*g, candidates, jo_exec, jo);
+    Result<graphsched::Verdict> verdict = graphsched::judge_schedules(g, candidates, jo_exec, jo);
     if (!verdict.ok()) return fail("judging: " + verdict.status().message());
     Variant v;
     v.name = "chosen";
@@ -370,7 +361,7 @@ int main(int argc, char** argv) {
     v.measured = measured;
     v.chosen_from = candidates[verdict->best].name;
     std::fprintf(stderr, "%s b%lld: the whole model chose %s (judged in %.1f s)\n", so.model.c_str(),
-                 static_cast<long long>(mo.batch), v.chosen_from.c_str(), steady_seconds() - t0);
+                 batch, v.chosen_from.c_str(), steady_seconds() - t0);
     variants.push_back(std::move(v));
   }
   for (const std::string& e : extras) {
@@ -380,7 +371,7 @@ int main(int argc, char** argv) {
     if (!s.ok()) return fail(s.status().message());
     // Another batch's schedule, applied by operator names: this graph's fingerprint, and this
     // batch's configs (the workload keys differ), i.e. the sequential variant's.
-    s->graph = runtime::graph_fingerprint(*g);
+    s->graph = runtime::graph_fingerprint(g);
     s->configs = variants[0].schedule.configs;
     // Operators that exist at one batch only (a concat is a view at batch 1 and a copy at 16) are
     // dropped; the executor places this batch's own copies after their inputs.
@@ -412,7 +403,7 @@ int main(int argc, char** argv) {
         variants[k].same_as = variants[j].name;
   for (Variant& v : variants) {
     if (!v.same_as.empty()) continue;  // timed once, as the earlier variant: two copies would time noise
-    Result<std::unique_ptr<runtime::Executor>> e = graphsched::load_scheduled(*g, v.schedule, eo);
+    Result<std::unique_ptr<runtime::Executor>> e = graphsched::load_scheduled(g, v.schedule, eo);
     if (!e.ok()) return fail(v.name + ": " + e.status().message());
     v.executor = std::move(*e);
     for (size_t i = 0; i < v.executor->num_inputs(); ++i) v.executor->input(i).fill_random(rng);
@@ -437,12 +428,12 @@ int main(int argc, char** argv) {
     for (const Variant& v : variants)
       if (v.same_as.empty()) times += " " + v.name + " " + std::to_string(v.rounds_ms.back()).substr(0, 7);
     std::fprintf(stderr, "%s b%lld: round %d of %d (at %.1f s, ms:%s)\n", so.model.c_str(),
-                 static_cast<long long>(mo.batch), r + 1, rounds, steady_seconds(), times.c_str());
+                 batch, r + 1, rounds, steady_seconds(), times.c_str());
   }
   for (Variant& v : variants)
     for (const Variant& w : variants)
       if (v.same_as == w.name) v.rounds_ms = w.rounds_ms;
-  nlohmann::json out{{"model", so.model}, {"batch", mo.batch}, {"threads", threads}, {"device", device->key()},
+  nlohmann::json out{{"model", so.model}, {"batch", batch}, {"threads", threads}, {"device", device.key()},
                      {"operators", (*scheduler)->ops().size()}};
   for (const Variant& v : variants) {
     int concurrent = 0, merged = static_cast<int>(v.schedule.merges.size());
@@ -472,7 +463,7 @@ int main(int argc, char** argv) {
   if (const int runs = std::stoi(a["--stage-profile"]); runs > 0)
     for (Variant& v : variants) {
       if (!v.same_as.empty()) continue;
-      std::fprintf(stderr, "%s b%lld: profiling %s's stages\n", so.model.c_str(), static_cast<long long>(mo.batch),
+      std::fprintf(stderr, "%s b%lld: profiling %s's stages\n", so.model.c_str(), batch,
                    v.name.c_str());
       Result<nlohmann::json> p = profile_stages(v, **scheduler, runs, threads);
       if (!p.ok()) return fail(v.name + ": profiling its stages: " + p.status().message());

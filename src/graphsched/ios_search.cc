@@ -305,8 +305,7 @@ class BlockSearch {
 
   Result<double> solve(uint64_t s) {
     if (s == 0) return 0.0;
-    if (deadline_ > 0 && (calls_++ & 1023) == 0 && steady_seconds() > deadline_)  // the first call too
-      return Status::Timeout("the schedule search ran out of its time budget");
+    if ((calls_++ & 1023) == 0) TP_RETURN_IF_ERROR(check_deadline());  // the first call too
     auto it = memo_.find(s);
     if (it != memo_.end()) return it->second.cost;
     if (static_cast<int64_t>(memo_.size()) >= kMaxStates)
@@ -550,7 +549,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
       out = BlockPlan{};
       Status st = search.run(out.stages, out.cost_s, result.states);
       result.stages_pruned += search.pruned();
-      out.lanes = lanes;
+      out.lanes = st.ok() ? lanes : 0;
       return st;
     };
     std::vector<int> levels;
@@ -571,10 +570,7 @@ Result<SearchResult> schedule_graph(const OpGraph& g, const SearchOptions& optio
       }
       units_left -= blocks[b].size();
       Status st = search_block(b, levels[0], deadline, plans[b]);
-      if (st.code() == StatusCode::kTimeout && deadline > 0) {
-        plans[b].lanes = 0;
-        continue;
-      }
+      if (st.code() == StatusCode::kTimeout && deadline > 0) continue;  // tried again below
       TP_RETURN_IF_ERROR(st);
     }
     // The blocks cut in their share, again with all that is left (the stages they costed are

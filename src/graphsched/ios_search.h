@@ -66,9 +66,10 @@ struct SearchOptions {
   // per stage (or min(s, threads) where that is less), within a share of what is left of the budget
   // in proportion to its units; a block that does not finish in its share is searched again with
   // what is left at the end (its costed stages cached), and if it does not finish then either,
-  // keeps its units' own stages, as the sequential schedule runs them. Then, where more groups are allowed, the search
-  // deepens block by block (4, 8, ... up to min(s, threads)) until the budget runs out, each block
-  // keeping the deepest search of it that finished. Stages are not costed past the budget.
+  // keeps its units' own stages, as the sequential schedule runs them. Then, where more groups are
+  // allowed, the search deepens block by block (4, 8, ... up to min(s, threads)) until the budget
+  // runs out, each block keeping the deepest search of it that finished. Stages are not costed past
+  // the budget.
   double time_budget_s = 0;
 };
 
