@@ -49,6 +49,7 @@
 #include "graphsched/scheduler.h"
 #include "ir/models/zoo.h"
 #include "measure/device.h"
+#include "runtime/omp_wait_policy.h"
 
 using namespace tensorperf;
 
@@ -197,6 +198,7 @@ int run_model(std::map<std::string, std::string>& a) {
                      {"batch", g.batch()},
                      {"threads", su->threads},
                      {"device", su->device.key()},
+                     {"omp_wait_policy", runtime::omp_wait_policy_name(runtime::omp_wait_policy())},
                      {"latency_ms", {{"p50", median(runs) * 1e3}, {"min", *std::min_element(runs.begin(), runs.end()) * 1e3}}},
                      {"ops", ops}};
   std::puts(out.dump().c_str());
@@ -206,6 +208,9 @@ int run_model(std::map<std::string, std::string>& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Every schedule this program times runs with the wait policy `tensorperf schedule` and `run
+  // --schedule` use (runtime/omp_wait_policy.h): it may execute this program again.
+  runtime::use_active_wait_policy(argv);
   std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--min-gain", "0.02"}, {"--search-budget", "60"}, {"--rounds", "7"}, {"--seconds", "1"},
                                           {"--configs", "onednn"}, {"--threads", "2"}, {"--batch", "1"},
                                           {"--stage-profile", "0"}, {"--profile-runs", "0"}};
@@ -434,6 +439,7 @@ int main(int argc, char** argv) {
     for (const Variant& w : variants)
       if (v.same_as == w.name) v.rounds_ms = w.rounds_ms;
   nlohmann::json out{{"model", so.model}, {"batch", batch}, {"threads", threads}, {"device", device.key()},
+                     {"omp_wait_policy", runtime::omp_wait_policy_name(runtime::omp_wait_policy())},
                      {"operators", (*scheduler)->ops().size()}};
   for (const Variant& v : variants) {
     int concurrent = 0, merged = static_cast<int>(v.schedule.merges.size());

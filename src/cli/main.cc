@@ -7,8 +7,23 @@
 
 #include "cli/command.h"
 #include "cli/exit.h"
+#include "runtime/omp_wait_policy.h"
+
+namespace {
+
+// The commands that may run stage schedules with concurrent groups: `schedule`, and `run --schedule`.
+bool runs_stage_schedules(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "schedule") return true;
+  for (int i = 2; i < argc; ++i)
+    if (std::string a = argv[i]; a == "--schedule" || a.rfind("--schedule=", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else: it may execute this program again (runtime/omp_wait_policy.h).
+  if (runs_stage_schedules(argc, argv)) tensorperf::runtime::use_active_wait_policy(argv);
   CLI::App app{"tensorperf: measure, tune, remember and predict the performance of DNN operators"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tensorperf 0.1.0");

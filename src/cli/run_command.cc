@@ -21,6 +21,7 @@
 #include "measure/device.h"
 #include "graphsched/scheduler.h"
 #include "runtime/executor.h"
+#include "runtime/omp_wait_policy.h"
 #include "runtime/tensor_file.h"
 
 namespace tensorperf::cli {
@@ -192,6 +193,7 @@ void run_model(const RunOptions& o) {
                        {"threads", device.threads},
                        {"device", device.key()},
                        {"configs", o.configs},
+                       {"omp_wait_policy", runtime::omp_wait_policy_name(runtime::omp_wait_policy())},
                        {"latency_ms", {{"p50", p50 * 1e3}, {"p90", p90 * 1e3}, {"min", min * 1e3}}},
                        {"kernel_sum_ms", sum_steps},
                        {"overhead_ms", overhead_ms},
@@ -269,7 +271,9 @@ void register_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--schedule", o.schedule,
                   "run with a stage schedule from `tensorperf schedule -o FILE` (concurrent and merged operators); "
-                  "its thread count is the default --threads");
+                  "its thread count is the default --threads. The command then runs with libgomp's active wait "
+                  "policy (OMP_WAIT_POLICY=active GOMP_SPINCOUNT=300000, unless either is set; "
+                  "TENSORPERF_OMP_WAIT_POLICY=default keeps libgomp's own): docs/runtime.md, Threads");
   cmd->add_option("--input", o.inputs, "FILE or NAME=FILE (.npy or ONNX TensorProto .pb); default: seeded random data");
   cmd->add_option("--output", o.outputs, "FILE or NAME=FILE: write an output (.npy or .pb) after the runs");
   cmd->add_option("--repeat", o.repeat, "timed runs (latency p50, p90 and min over them)")
@@ -279,7 +283,7 @@ void register_run_command(CLI::App& app) {
       ->capture_default_str()
       ->check(uint64_value());
   cmd->add_flag("--json", o.json,
-                "print one JSON object {model, batch, threads, device, latency_ms: {p50, p90, min}, "
+                "print one JSON object {model, batch, threads, device, omp_wait_policy, latency_ms: {p50, p90, min}, "
                 "peak_activation_bytes, coverage: {tuned, closest_device, default}, ops: [{workload, provider, "
                 "source, config, ms}]}");
   cmd->callback([] { run_model(o); });

@@ -20,6 +20,7 @@
 #include "graphsched/judge.h"
 #include "graphsched/scheduler.h"
 #include "measure/device.h"
+#include "runtime/omp_wait_policy.h"
 
 namespace tensorperf::cli {
 namespace {
@@ -235,6 +236,7 @@ void run_schedule(const ScheduleOptions& o) {
                      {"batch", g.batch()},
                      {"device", device.key()},
                      {"threads", device.threads},
+                     {"omp_wait_policy", runtime::omp_wait_policy_name(runtime::omp_wait_policy())},
                      {"strategy", o.strategy},
                      {"r", o.r},
                      {"s", o.s},
@@ -316,6 +318,10 @@ void register_schedule_command(CLI::App& app) {
   static ScheduleOptions o;
   auto* cmd = app.add_subcommand("schedule",
                                  "inter-operator scheduling (IOS): which operators run concurrently and which merge");
+  cmd->footer(
+      "Runs with libgomp's active wait policy (OMP_WAIT_POLICY=active GOMP_SPINCOUNT=300000, unless either is "
+      "set; TENSORPERF_OMP_WAIT_POLICY=default keeps libgomp's own), as `run --schedule` does: docs/runtime.md, "
+      "Threads.");
   o.source.add_options(cmd, "--graph-seed");
   cmd->add_option("--threads", o.threads, "threads the stages share (default: every CPU available)")->check(positive());
   cmd->add_option("--isa", o.isa, "ISA level to compile for: native, sse41, avx2, avx512")->capture_default_str();
@@ -370,7 +376,7 @@ void register_schedule_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--repeat", o.repeat, "timed whole runs of each candidate schedule in the final check")->check(positive())->capture_default_str();
   cmd->add_flag("--json", o.json,
-                "print one JSON object {model, batch, device, threads, strategy, search_s, stages_measured, "
+                "print one JSON object {model, batch, device, threads, omp_wait_policy, strategy, search_s, stages_measured, "
                 "latency_ms, sequential_ms, speedup, schedule}");
   cmd->callback([] { run_schedule(o); });
 }

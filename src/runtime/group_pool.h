@@ -15,7 +15,10 @@
 //   `idle` for its next group ends, and its team with it. (A team nested in the
 //   stage's team, the alternative, is started afresh at every parallel region: libgomp reuses
 //   threads only for outermost teams. At 16 threads that made a model's concurrent stages twice as
-//   slow as timed alone, and the whole-team stages after them four times.)
+//   slow as timed alone, and the whole-team stages after them four times.) While such teams exist
+//   the process has more OpenMP threads than CPUs, and libgomp's default wait policy then lets the
+//   whole team sleep between kernels: the commands that run stage schedules raise that spin count
+//   (omp_wait_policy.h).
 #pragma once
 
 #include <atomic>

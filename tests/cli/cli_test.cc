@@ -35,16 +35,23 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-CmdResult tensorperf(const std::string& args) {
+CmdResult tensorperf_with_prefix(const std::string& prefix, const std::string& args) {
   auto dir = std::filesystem::temp_directory_path();
   std::string out = (dir / ("tp_cli_out_" + std::to_string(::getpid()))).string();
   std::string err = out + ".err";
-  std::string cmd = std::string(TENSORPERF_EXE) + " " + args + " >" + out + " 2>" + err;
+  std::string cmd = prefix + std::string(TENSORPERF_EXE) + " " + args + " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());
   CmdResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;
+}
+
+CmdResult tensorperf(const std::string& args) { return tensorperf_with_prefix("", args); }
+
+// As tensorperf(), with `env` (an `env` command line: "-u NAME", "NAME=VALUE") before the program.
+CmdResult tensorperf_env(const std::string& env, const std::string& args) {
+  return tensorperf_with_prefix("env " + env + " ", args);
 }
 
 int lines(const std::string& s) {
@@ -440,6 +447,31 @@ TEST(Cli, ScheduleSearchesWritesAScheduleThatRunRuns) {
     EXPECT_EQ(bad.exit_code, 2) << bad_args;
     EXPECT_EQ(lines(bad.err), 1) << bad_args << ": " << bad.err;
   }
+  std::filesystem::remove_all(dir);
+}
+
+// `schedule` and `run --schedule` execute themselves again with libgomp's active wait policy
+// (runtime/omp_wait_policy.h), unless the user set the policy or turned it off; a plain `run` does not.
+TEST(Cli, StageScheduleCommandsRunWithTheActiveWaitPolicy) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tp_wait_policy_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string db = (dir / "w.db").string(), file = (dir / "w.json").string();
+  const std::string model = "--model squeezenet1_1 --image-size 32 --threads 2 --configs onednn --db " + db;
+  const std::string clean = "-u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u TENSORPERF_OMP_WAIT_POLICY";
+  CmdResult s = tensorperf_env(clean, "schedule " + model + " --strategy sequential --repeat 3 -o " + file + " --json");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_EQ(nlohmann::json::parse(s.out)["omp_wait_policy"], "active");
+  auto policy = [&](const std::string& env, const std::string& extra) -> std::string {
+    CmdResult r = tensorperf_env(clean + " " + env, "run " + model + " --repeat 3 --json" + extra);
+    EXPECT_EQ(r.exit_code, 0) << env << extra << ": " << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out)["omp_wait_policy"].get<std::string>() : "";
+  };
+  EXPECT_EQ(policy("", " --schedule " + file), "active");
+  EXPECT_EQ(policy("", " --schedule=" + file), "active");
+  EXPECT_EQ(policy("TENSORPERF_OMP_WAIT_POLICY=default", " --schedule " + file), "off");
+  EXPECT_EQ(policy("OMP_WAIT_POLICY=passive", " --schedule " + file), "user");
+  EXPECT_EQ(policy("GOMP_SPINCOUNT=1000", " --schedule " + file), "user");
+  EXPECT_EQ(policy("", ""), "default");
   std::filesystem::remove_all(dir);
 }
 
