@@ -198,7 +198,7 @@ int run_model(std::map<std::string, std::string>& a) {
                      {"batch", g.batch()},
                      {"threads", su->threads},
                      {"device", su->device.key()},
-                     {"omp_wait_policy", runtime::omp_wait_policy_name(runtime::omp_wait_policy())},
+                     {"omp_wait_policy", runtime::omp_wait_policy_name()},
                      {"latency_ms", {{"p50", median(runs) * 1e3}, {"min", *std::min_element(runs.begin(), runs.end()) * 1e3}}},
                      {"ops", ops}};
   std::puts(out.dump().c_str());
@@ -439,7 +439,7 @@ int main(int argc, char** argv) {
     for (const Variant& w : variants)
       if (v.same_as == w.name) v.rounds_ms = w.rounds_ms;
   nlohmann::json out{{"model", so.model}, {"batch", batch}, {"threads", threads}, {"device", device.key()},
-                     {"omp_wait_policy", runtime::omp_wait_policy_name(runtime::omp_wait_policy())},
+                     {"omp_wait_policy", runtime::omp_wait_policy_name()},
                      {"operators", (*scheduler)->ops().size()}};
   for (const Variant& v : variants) {
     int concurrent = 0, merged = static_cast<int>(v.schedule.merges.size());

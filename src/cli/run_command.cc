@@ -193,7 +193,7 @@ void run_model(const RunOptions& o) {
                        {"threads", device.threads},
                        {"device", device.key()},
                        {"configs", o.configs},
-                       {"omp_wait_policy", runtime::omp_wait_policy_name(runtime::omp_wait_policy())},
+                       {"omp_wait_policy", runtime::omp_wait_policy_name()},
                        {"latency_ms", {{"p50", p50 * 1e3}, {"p90", p90 * 1e3}, {"min", min * 1e3}}},
                        {"kernel_sum_ms", sum_steps},
                        {"overhead_ms", overhead_ms},

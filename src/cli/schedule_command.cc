@@ -236,7 +236,7 @@ void run_schedule(const ScheduleOptions& o) {
                      {"batch", g.batch()},
                      {"device", device.key()},
                      {"threads", device.threads},
-                     {"omp_wait_policy", runtime::omp_wait_policy_name(runtime::omp_wait_policy())},
+                     {"omp_wait_policy", runtime::omp_wait_policy_name()},
                      {"strategy", o.strategy},
                      {"r", o.r},
                      {"s", o.s},

@@ -14,16 +14,19 @@ constexpr const char* kMarkerValue = "active-set";
 
 OmpWaitPolicy g_policy = OmpWaitPolicy::kDefault;
 
+// Removes what use_active_wait_policy set: the processes this one starts get the user's environment.
+void drop_policy_variables() {
+  ::unsetenv("OMP_WAIT_POLICY");
+  ::unsetenv("GOMP_SPINCOUNT");
+  ::unsetenv(kMarker);
+}
+
 }  // namespace
 
 OmpWaitPolicy use_active_wait_policy(char** argv) {
   const char* marker = std::getenv(kMarker);
   if (marker && std::strcmp(marker, kMarkerValue) == 0) {
-    // The new execution: libgomp has read the variables; the processes this one starts get the
-    // user's environment back.
-    ::unsetenv("OMP_WAIT_POLICY");
-    ::unsetenv("GOMP_SPINCOUNT");
-    ::unsetenv(kMarker);
+    drop_policy_variables();  // the new execution: libgomp has read them
     return g_policy = OmpWaitPolicy::kActive;
   }
   if (marker && std::strcmp(marker, "default") == 0) return g_policy = OmpWaitPolicy::kOff;
@@ -32,17 +35,12 @@ OmpWaitPolicy use_active_wait_policy(char** argv) {
   ::setenv("GOMP_SPINCOUNT", "300000", 1);
   ::setenv(kMarker, kMarkerValue, 1);
   ::execv("/proc/self/exe", argv);
-  // Not executed again (no /proc, say): go on with libgomp's default.
-  ::unsetenv("OMP_WAIT_POLICY");
-  ::unsetenv("GOMP_SPINCOUNT");
-  ::unsetenv(kMarker);
+  drop_policy_variables();  // not executed again (no /proc, say): go on with libgomp's default
   return g_policy = OmpWaitPolicy::kDefault;
 }
 
-OmpWaitPolicy omp_wait_policy() { return g_policy; }
-
-std::string omp_wait_policy_name(OmpWaitPolicy p) {
-  switch (p) {
+std::string omp_wait_policy_name() {
+  switch (g_policy) {
     case OmpWaitPolicy::kActive: return "active";
     case OmpWaitPolicy::kUser: return "user";
     case OmpWaitPolicy::kOff: return "off";

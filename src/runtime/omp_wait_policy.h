@@ -32,9 +32,8 @@ enum class OmpWaitPolicy {
 // where the policy is the user's, turned off, or the new execution failed (then kDefault).
 OmpWaitPolicy use_active_wait_policy(char** argv);
 
-// What the last use_active_wait_policy() found (kDefault if it was not called), and its name:
-// "active", "user", "off" or "default".
-OmpWaitPolicy omp_wait_policy();
-std::string omp_wait_policy_name(OmpWaitPolicy p);
+// The name of what the last use_active_wait_policy() found: "active", "user", "off", or "default"
+// (also if it was not called).
+std::string omp_wait_policy_name();
 
 }  // namespace tensorperf::runtime
