@@ -4,7 +4,7 @@
 //   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02]
 //              [--search-budget 60] [--rounds 7] [--seconds 1] [--configs onednn|db] [--save-dir DIR]
 //              [--extra NAME=FILE ...] [--time-only] [--warm-stages] [--stage-profile RUNS]
-//              [--profile-runs 0]
+//              [--profile-runs 0] [--variants NAME,...]
 //
 // Searches sequential, greedy, IOS-merge, IOS-parallel and IOS-both with measured stage costs (one
 // Scheduler: what one search measured, the next finds in the database), IOS-both with predicted
@@ -18,7 +18,10 @@
 // batch, threads, device, variants: [{name, search_s, stages_measured, estimated_ms, latency_ms,
 // rounds_ms, stages, concurrent, merged, chosen_from, same_as[, concurrent_factor, losing_stages,
 // concurrent_fitted]}]} and writes each searched schedule to --save-dir as
-// <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and the extras only).
+// <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and the extras only);
+// --variants searches only the named ones of ios-both-predicted, greedy, ios-both, ios-merge and
+// ios-parallel beside sequential (the judge then picks among those), so that a check of one strategy
+// fits a lent machine's time.
 // A variant whose schedule runs just what an earlier one runs (the same operators in the same order
 // on the same threads, the same concurrent stages and merges) is not loaded again: it shares that
 // one's timings, and `same_as` names it. --stage-profile RUNS adds to each variant "stage_profile":
@@ -39,6 +42,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -205,6 +209,22 @@ int run_model(std::map<std::string, std::string>& a) {
   return 0;
 }
 
+struct Search {
+  std::string name;
+  graphsched::Strategy strategy;
+  graphsched::CostKind cost;
+};
+
+// The searches beside sequential, in the order they run. The predicted-cost search first, so that the
+// stages it measures for its contention model are measured (not found in the database after the
+// measured-cost searches): its time is its own.
+const std::vector<Search> kSearches = {
+    {"ios-both-predicted", graphsched::Strategy::kBoth, graphsched::CostKind::kPredicted},
+    {"greedy", graphsched::Strategy::kGreedy, graphsched::CostKind::kMeasured},
+    {"ios-both", graphsched::Strategy::kBoth, graphsched::CostKind::kMeasured},
+    {"ios-merge", graphsched::Strategy::kMerge, graphsched::CostKind::kMeasured},
+    {"ios-parallel", graphsched::Strategy::kParallel, graphsched::CostKind::kMeasured}};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -226,6 +246,19 @@ int main(int argc, char** argv) {
     else a[k] = argv[++i];
   }
   if (!a.count("--model") || !a.count("--db")) return fail("--model and --db are required");
+  std::set<std::string> wanted;  // the searches beside sequential
+  for (const Search& s : kSearches) wanted.insert(s.name);
+  if (a.count("--variants")) {
+    std::set<std::string> named;
+    std::stringstream list(a["--variants"]);
+    for (std::string name; std::getline(list, name, ',');) {
+      if (!wanted.count(name))
+        return fail("--variants: unknown variant '" + name +
+                    "' (ios-both-predicted, greedy, ios-both, ios-merge or ios-parallel)");
+      named.insert(name);
+    }
+    wanted = std::move(named);
+  }
   if (run) {
     if (!a.count("--repeat")) a["--repeat"] = "20";
     return run_model(a);
@@ -247,20 +280,10 @@ int main(int argc, char** argv) {
   if (!scheduler.ok()) return fail(scheduler.status().message());
 
   std::vector<Variant> variants;
-  struct Search {
-    std::string name;
-    graphsched::Strategy strategy;
-    graphsched::CostKind cost;
-  };
   std::vector<Search> searches = {{"sequential", graphsched::Strategy::kSequential, graphsched::CostKind::kMeasured}};
   if (!time_only) {
-    // The predicted-cost search first, so that the stages it measures for its contention model are
-    // measured (not found in the database after the measured-cost searches): its time is its own.
-    searches.push_back({"ios-both-predicted", graphsched::Strategy::kBoth, graphsched::CostKind::kPredicted});
-    searches.push_back({"greedy", graphsched::Strategy::kGreedy, graphsched::CostKind::kMeasured});
-    searches.push_back({"ios-both", graphsched::Strategy::kBoth, graphsched::CostKind::kMeasured});
-    searches.push_back({"ios-merge", graphsched::Strategy::kMerge, graphsched::CostKind::kMeasured});
-    searches.push_back({"ios-parallel", graphsched::Strategy::kParallel, graphsched::CostKind::kMeasured});
+    for (const Search& s : kSearches)
+      if (wanted.count(s.name)) searches.push_back(s);
   }
   std::optional<graphsched::Plan> both;  // ios-both's plan, for the profiled search
   graphsched::SearchOptions both_search;
