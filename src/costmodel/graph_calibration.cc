@@ -1,5 +1,6 @@
 #include "costmodel/graph_calibration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -9,6 +10,27 @@
 #include "base/read_file.h"
 
 namespace tensorperf::costmodel {
+
+namespace {
+
+// The rows a matrix product reuses each of its weights over: a dense layer's rows (every dim of its
+// input but the last); the smaller side of a (batched) product of two activations.
+int64_t product_rows(const ir::Workload& w) {
+  if (w.inputs.empty() || w.inputs[0].rank() < 1) return 0;
+  const ir::TensorType& a = w.inputs[0];
+  if (w.op == ir::OpKind::kDense) {  // x[..., K] x w[M, K]
+    int64_t rows = 1;
+    for (int64_t i = 0; i + 1 < a.rank(); ++i) rows *= a.shape[i];
+    return rows;
+  }
+  if (w.inputs.size() < 2 || a.rank() < 2 || w.inputs[1].rank() < 2) return 0;
+  const ir::TensorType& b = w.inputs[1];
+  const int64_t m = w.attrs.get_int("transpose_a", 0) ? a.shape[a.rank() - 1] : a.shape[a.rank() - 2];
+  const int64_t n = w.attrs.get_int("transpose_b", 0) ? b.shape[b.rank() - 2] : b.shape[b.rank() - 1];
+  return std::min(m, n);
+}
+
+}  // namespace
 
 std::string calibration_class(const ir::Workload& w, double chained_share) {
   std::string cls;
@@ -22,7 +44,7 @@ std::string calibration_class(const ir::Workload& w, double chained_share) {
     case ir::OpKind::kDense:
     case ir::OpKind::kMatmul:
     case ir::OpKind::kBatchMatmul:
-      cls = "dense";
+      cls = product_rows(w) >= kGemmRows ? "gemm" : "dense";
       break;
     case ir::OpKind::kMaxPool2d:
     case ir::OpKind::kAvgPool2d:
@@ -54,6 +76,8 @@ std::vector<std::string> calibration_fallbacks(std::string_view cls) {
   }
   if (base == "pool") out.push_back("elementwise");
   if (base == "depthwise") out.push_back("conv");
+  // A product of many rows is not a dense layer of a few: those stream their weights from memory,
+  // it reuses them from cache. Without products of its own it takes every kernel's fit.
   if (out.back() != "all") out.push_back("all");
   return out;
 }

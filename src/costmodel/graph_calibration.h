@@ -16,7 +16,7 @@
 // each squared error over the instance's measured time (errors weighted between absolute and
 // relative), with `added_s` >= 0. A class seen in fewer than `min_models` runs falls back to a
 // broader one (chained to alone, a pool to element-wise ops, a depthwise convolution to
-// convolutions, then every kernel; a copy op to every copy). And the graph overhead: the median of
+// convolutions, then every kernel, as a gemm does; a copy op to every copy). And the graph overhead: the median of
 // what a whole run spends beyond its timed kernels and copies. `predict --calibration` applies it.
 //
 // Where the runs are of more than one batch size, each batch also gets fits of its own runs
@@ -40,11 +40,16 @@
 
 namespace tensorperf::costmodel {
 
-inline constexpr int kGraphCalibrationVersion = 4;
+inline constexpr int kGraphCalibrationVersion = 5;  // 5: products of many rows are "gemm", not "dense"
 
-// The calibration class of an operator: "conv", "depthwise", "dense", "pool", "elementwise", with
-// ":chained" appended where the executor keeps at least half of its activations in its kernel's
-// native layout (`chained_share` >= 0.5, runtime/layout_chains.h).
+// The calibration class of an operator: "conv", "depthwise", "dense" (dense layers and matrix
+// products of fewer than kGemmRows rows: the weights stream through once, as a CNN's classifier
+// does), "gemm" (products of kGemmRows rows or more on both sides, as a transformer's layers: the
+// operands are reused from cache, so the graph slows them as it slows a convolution, not as it slows
+// a weight stream), "pool", "elementwise", with ":chained" appended where the executor keeps at least
+// half of its activations in its kernel's native layout (`chained_share` >= 0.5,
+// runtime/layout_chains.h).
+inline constexpr int64_t kGemmRows = 32;
 std::string calibration_class(const ir::Workload& w, double chained_share);
 // The class of a layout copy (runtime/layout_copies.h) of op `op`: "copy concat", "copy transpose"
 // (channels-last concats copy from cache on every thread, a transpose or slice on one).

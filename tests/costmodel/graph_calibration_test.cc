@@ -59,6 +59,32 @@ TEST(GraphCalibration, ClassesFollowTheOperatorAndItsChain) {
   EXPECT_EQ(calibration_fallbacks("copy concat"), (std::vector<std::string>{"copy concat", "copy"}));
 }
 
+TEST(GraphCalibration, ProductsOfManyRowsAreGemmsNotDenseLayers) {
+  auto w = [](const char* key) { return *ir::parse_workload_key(key); };
+  // A CNN's classifier at batch 8 streams its weights; a transformer's layer (8 x 128 rows) reuses them.
+  EXPECT_EQ(calibration_class(w("dense|float32[8,4096];float32[1000,4096]||bias"), 0), "dense");
+  EXPECT_EQ(calibration_class(w("dense|float32[31,768];float32[768,768]||bias"), 0), "dense");
+  EXPECT_EQ(calibration_class(w("dense|float32[32,768];float32[768,768]||bias"), 0), "gemm");
+  EXPECT_EQ(calibration_class(w("dense|float32[8,128,768];float32[3072,768]||bias+gelu"), 0), "gemm");
+  // Attention's products: the smaller side counts, transposes read.
+  EXPECT_EQ(calibration_class(w("batch_matmul|float32[8,12,128,64];float32[8,12,128,64]|transpose_a=0;"
+                                "transpose_b=1|"),
+                              0),
+            "gemm");
+  EXPECT_EQ(calibration_class(w("batch_matmul|float32[8,12,128,64];float32[8,12,64,8]|transpose_a=0;"
+                                "transpose_b=0|"),
+                              0),
+            "dense");
+  EXPECT_EQ(calibration_class(w("batch_matmul|float32[8,12,64,4];float32[8,12,64,128]|transpose_a=1;"
+                                "transpose_b=0|"),
+                              0),
+            "dense");
+  EXPECT_EQ(calibration_class(w("dense|float32[8,128,768];float32[768,768]||bias"), 1), "gemm:chained");
+  // Without products of its own a gemm takes every kernel's fit, never the weight streams'.
+  EXPECT_EQ(calibration_fallbacks("gemm"), (std::vector<std::string>{"gemm", "all"}));
+  EXPECT_EQ(calibration_fallbacks("gemm:chained"), (std::vector<std::string>{"gemm:chained", "gemm", "all"}));
+}
+
 TEST(GraphCalibration, RecoversAKnownFactorAndAddedTimePerClass) {
   // Chained convolutions run 1.2x their prediction plus 8 us each; element-wise ops 1.5x and
   // nothing added; kernels of several lengths in three runs. Whole runs 1.05x their kernels.
