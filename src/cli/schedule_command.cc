@@ -210,7 +210,7 @@ void run_schedule(const ScheduleOptions& o) {
   const double max_diff = verdict.max_output_difference;
   const double seq_ms = verdict.latency_ms[0], sched_ms = verdict.latency_ms[1];
   if (!o.plot_spec.empty()) write_gantt(o.plot_spec, *scheduler, plan, device.threads, o.source.name());
-  // The file gets the judge's pick (the sequential schedule unless another clearly beat it), unless
+  // The file gets the judge's pick (the sequential schedule unless another clearly beat it, twice), unless
   // --keep-slower (the found one, always).
   const size_t chosen = o.keep_slower ? 1 : verdict.best;
   runtime::StageSchedule out = candidates[chosen].schedule;
@@ -268,6 +268,10 @@ void run_schedule(const ScheduleOptions& o) {
                      {"candidates_relative", candidates_relative},
                      {"candidates_wins", candidates_wins},
                      {"rounds", rounds},
+                     {"picked", candidates[verdict.picked].name},
+                     {"confirm_rounds", verdict.confirm_first_ms.size()},
+                     {"confirm_relative", verdict.confirm_relative},
+                     {"confirm_wins", verdict.confirm_wins},
                      {"schedule", runtime::schedule_to_json(out)}};
     std::puts(j.dump(2).c_str());
     return;
@@ -304,6 +308,11 @@ void run_schedule(const ScheduleOptions& o) {
   std::printf("judged     %s: keeps %s (in parentheses: the median per-round ratio to sequential, rounds won; "
               "sequential stays unless another wins by %.0f%% in %.0f%% of the rounds)\n",
               judged.c_str(), candidates[verdict.best].name.c_str(), jo.margin * 100, jo.min_wins * 100);
+  if (verdict.picked != 0)
+    std::printf("confirmed  %s against sequential alone in %zu more rounds: %.3f, %d/%zu: %s\n",
+                candidates[verdict.picked].name.c_str(), verdict.confirm_first_ms.size(), verdict.confirm_relative,
+                verdict.confirm_wins, verdict.confirm_first_ms.size(),
+                verdict.best == verdict.picked ? "kept" : "not clear again, sequential stays");
   std::printf("outputs    max relative difference to the sequential run %.2g\n", max_diff);
   if (!o.output.empty())
     std::printf("schedule   %s: the %s schedule%s (run it: tensorperf run ... --schedule %s)\n", o.output.c_str(),
@@ -357,7 +366,8 @@ void register_schedule_command(CLI::App& app) {
   cmd->add_flag("--keep-slower", o.keep_slower,
                 "write the found schedule whatever the final check on the whole model says (by default it writes the "
                 "sequential one unless a candidate clearly beat it: the found one; for --strategy both also greedy's, "
-                "merge's, parallel's, the predicted-cost one, the profiled one)");
+                "merge's, parallel's, the predicted-cost one, the profiled one, and beat it clearly again alone against "
+                "it in 5 confirmation rounds)");
   cmd->add_option("--plot-spec", o.plot_spec,
                   "write a Gantt chart spec of the schedule (threads over time) for scripts/plot.py SPEC OUT.png");
   cmd->add_option("--db", o.db, "the database of tuned configs and measured stages (SQLite path or postgresql:// URL)")

@@ -14,6 +14,7 @@ Result<Verdict> judge_schedules(const ir::Graph& g, const std::vector<Candidate>
                                 const runtime::ExecutorOptions& options, const JudgeOptions& judge) {
   if (candidates.empty()) return Status::InvalidArgument("no schedules to judge");
   if (judge.rounds < 1 || judge.runs_per_round < 1) return Status::InvalidArgument("rounds and runs must be at least 1");
+  if (judge.confirm_rounds < 0) return Status::InvalidArgument("confirmation rounds must be at least 0");
   std::vector<std::unique_ptr<runtime::Executor>> executors;
   for (const Candidate& c : candidates) {
     Result<std::unique_ptr<runtime::Executor>> e = load_scheduled(g, c.schedule, options);
@@ -54,7 +55,39 @@ Result<Verdict> judge_schedules(const ir::Graph& g, const std::vector<Candidate>
       v.rounds_ms[k].push_back(median(runs));
     }
   decide(v, judge);
+  if (v.best != 0) {
+    // The pick and the first alone, alternating which runs first.
+    const size_t pair[2] = {0, v.best};
+    for (int r = 0; r < judge.confirm_rounds; ++r)
+      for (int n = 0; n < 2; ++n) {
+        const size_t k = pair[(n + r) % 2];
+        std::vector<double> runs;
+        for (int i = 0; i < judge.runs_per_round; ++i) {
+          const auto t0 = std::chrono::steady_clock::now();
+          TP_RETURN_IF_ERROR(executors[k]->run());
+          runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        (k == 0 ? v.confirm_first_ms : v.confirm_picked_ms).push_back(median(runs));
+      }
+  }
+  confirm(v, judge);
   return v;
+}
+
+void confirm(Verdict& v, const JudgeOptions& judge) {
+  v.picked = v.best;
+  v.confirm_relative = 0;
+  v.confirm_wins = 0;
+  const size_t rounds = std::min(v.confirm_first_ms.size(), v.confirm_picked_ms.size());
+  if (v.picked == 0 || rounds == 0) return;
+  std::vector<double> ratios;
+  for (size_t r = 0; r < rounds; ++r) {
+    ratios.push_back(v.confirm_picked_ms[r] / v.confirm_first_ms[r]);
+    v.confirm_wins += v.confirm_picked_ms[r] < v.confirm_first_ms[r];
+  }
+  v.confirm_relative = median(ratios);
+  const int needed = static_cast<int>(std::ceil(judge.min_wins * static_cast<double>(rounds) - 1e-9));
+  if (!(v.confirm_relative <= 1.0 - judge.margin && v.confirm_wins >= needed)) v.best = 0;
 }
 
 void decide(Verdict& v, const JudgeOptions& judge) {

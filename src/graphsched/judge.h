@@ -31,6 +31,11 @@ struct JudgeOptions {
   // wins by less, or only in some rounds, was as often slower when measured again.
   double margin = 0.03;
   double min_wins = 0.75;
+  // A pick is confirmed before it replaces the first: `confirm_rounds` more rounds of the two alone,
+  // in alternating order, in which it must beat the first clearly again (the same margin and
+  // min_wins). A schedule that won the first rounds in a slow phase of the machine was seen to lose
+  // in the rounds right after (NASNet-A at batch 16 on a 2-core AMD host: 0.96x). 0: no confirmation.
+  int confirm_rounds = 5;
 };
 
 struct Verdict {
@@ -43,11 +48,23 @@ struct Verdict {
   std::vector<std::vector<double>> rounds_ms;  // per candidate, per round
   std::vector<int> wins;             // per candidate: rounds in which it ran faster than the first
   double max_output_difference = 0;  // relative to the first candidate's outputs, over all candidates
+  // The confirmation (JudgeOptions::confirm_rounds): the candidate the first rounds picked (0: none,
+  // nothing confirmed), the first's and its times per confirmation round, and its median ratio to the
+  // first and rounds won there. `best` is `picked` where that confirmed it, else 0.
+  size_t picked = 0;
+  std::vector<double> confirm_first_ms, confirm_picked_ms;
+  double confirm_relative = 0;
+  int confirm_wins = 0;
 };
 
 // Fills v's relative, latency_ms, wins and best from v.rounds_ms (every candidate the same number of
 // rounds, at least one).
 void decide(Verdict& v, const JudgeOptions& judge);
+
+// After decide() and the confirmation rounds (v.confirm_first_ms, v.confirm_picked_ms, one entry per
+// round): sets picked to decide()'s best, confirm_relative, confirm_wins, and keeps best only if the
+// pick beat the first clearly in those rounds too. With no confirmation rounds, best stays.
+void confirm(Verdict& v, const JudgeOptions& judge);
 
 // Loads each candidate (graphsched::load_scheduled: each must be made for `g`), runs all on the same
 // random inputs and compares their outputs with the first's, then times them. REQUIRES: at least one
