@@ -12,7 +12,8 @@ measures nothing; stages are timed cold, their data evicted from the caches firs
 --warm-stages), IOS-both with predicted (composed) costs, with --profile-runs IOS-both again with
 its measured costs corrected by profiles of IOS-both's and the sequential schedule in the model
 (`ios-both-profiled`), and `chosen`: what `tensorperf schedule --strategy both` writes, the judge's
-pick on the whole model of those and the sequential schedule; it times every schedule in --rounds
+pick on the whole model of those and the sequential schedule (the `chosen x` column names it, and a pick
+that the judge's confirmation rounds overturned, with its ratio and rounds won there); it times every schedule in --rounds
 interleaved rounds (medians); the schedules go to --schedules. The specialisation check of the IOS paper runs each batch's IOS-both schedule at the
 other batch, next to that batch's own. ONNX Runtime (npm onnxruntime-node, installed into a cache
 directory with --ignore-scripts; with --ort python, Python's onnxruntime package, for machines that
@@ -247,6 +248,16 @@ def groups_cell(v):
     return "%s%s" % (v.get("lanes", "-"), cut)
 
 
+def chosen_cell(c):
+    """The judge's pick; where its confirmation rounds overturned the first rounds' pick, that pick,
+    its median ratio to sequential and the rounds it won there ('sequential; ios-both 1.01 2/5')."""
+    picked = c.get("picked")
+    if picked and picked != c["chosen_from"]:
+        return "%s; %s %.2f %d/%d" % (c["chosen_from"], picked, c.get("confirm_relative", 0), c.get("confirm_wins", 0),
+                                     c.get("confirm_rounds", 0))
+    return c["chosen_from"]
+
+
 def speedup(variants, name):
     """Median over rounds of sequential's time / the variant's time in the same round."""
     seq = variants["sequential"]["rounds_ms"]
@@ -283,7 +294,7 @@ def report(a, results, batches):
                      ["%.2fx" % speedups[-1],
                       "%.2fx (%s)" % (px, "%.2f" % v["ios-both-profiled"]["concurrent_factor"]
                                       if "concurrent_factor" in v["ios-both-profiled"] else "-") if px else "-",
-                      "%.2fx (%s)" % (chosen[-1], v["chosen"]["chosen_from"]) if "chosen" in v else "-",
+                      "%.2fx (%s)" % (chosen[-1], chosen_cell(v["chosen"])) if "chosen" in v else "-",
                       "%.2fx" % pb if pb else "-", "%.2fx" % pc if pc else "-",
                       "%.2fx" % row["ceiling"]["ceiling"] if "ceiling" in row else "-",
                       "%.1f" % v["ios-both"]["search_s"], str(v["ios-both"]["stages_measured"]),

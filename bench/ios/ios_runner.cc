@@ -17,7 +17,7 @@
 // median of about --seconds of runs (each round's times on stderr). Prints one JSON object {model,
 // batch, threads, device, variants: [{name, search_s, stages_measured, estimated_ms, latency_ms,
 // rounds_ms, stages, concurrent, merged, chosen_from, same_as[, concurrent_factor, losing_stages,
-// concurrent_fitted]}]} and writes each searched schedule to --save-dir as
+// concurrent_fitted][, for `chosen`: picked, confirm_relative, confirm_wins, confirm_rounds]}]} and writes each searched schedule to --save-dir as
 // <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and the extras only);
 // --variants searches only the named ones of ios-both-predicted, greedy, ios-both, ios-merge and
 // ios-parallel beside sequential (the judge then picks among those), so that a check of one strategy
@@ -104,6 +104,11 @@ struct Variant {
   int blocks = 0, blocks_unsearched = 0;  // blocks searched; of those, left sequential by the budget
   int chains_split = 0;     // chains the search ran as their operators' own stages
   std::string chosen_from;  // `chosen`: which candidate the whole model picked
+  // `chosen`: the first rounds' pick, which the confirmation rounds (graphsched::JudgeOptions::
+  // confirm_rounds) kept or overturned, its median ratio to sequential there and the rounds it won.
+  std::string picked;
+  double confirm_relative = 0;
+  int confirm_wins = 0, confirm_rounds = 0;
   std::string same_as;      // an earlier variant with the very same schedule, whose timings it shares
   double concurrent_factor = 0;  // ios-both-profiled: concurrent stages in the model over alone (in_model.h)
   int concurrent_fitted = 0;     // the concurrent stages that factor was fitted on
@@ -388,8 +393,16 @@ int main(int argc, char** argv) {
     v.search_s = searched_s + (steady_seconds() - t0);
     v.measured = measured;
     v.chosen_from = candidates[verdict->best].name;
-    std::fprintf(stderr, "%s b%lld: the whole model chose %s (judged in %.1f s)\n", so.model.c_str(),
-                 batch, v.chosen_from.c_str(), steady_seconds() - t0);
+    v.picked = candidates[verdict->picked].name;
+    v.confirm_relative = verdict->confirm_relative;
+    v.confirm_wins = verdict->confirm_wins;
+    v.confirm_rounds = static_cast<int>(verdict->confirm_first_ms.size());
+    std::fprintf(stderr, "%s b%lld: the whole model chose %s (judged in %.1f s", so.model.c_str(), batch,
+                 v.chosen_from.c_str(), steady_seconds() - t0);
+    if (verdict->picked != 0)
+      std::fprintf(stderr, "; %s confirmed at %.3f, %d/%d rounds: %s", v.picked.c_str(), v.confirm_relative,
+                   v.confirm_wins, v.confirm_rounds, verdict->best == verdict->picked ? "kept" : "overturned");
+    std::fprintf(stderr, ")\n");
     variants.push_back(std::move(v));
   }
   for (const std::string& e : extras) {
@@ -483,6 +496,12 @@ int main(int argc, char** argv) {
                                {"merged", merged},
                                {"chosen_from", v.chosen_from},
                                {"same_as", v.same_as}});
+    if (v.name == "chosen") {
+      out["variants"].back()["picked"] = v.picked;
+      out["variants"].back()["confirm_relative"] = v.confirm_relative;
+      out["variants"].back()["confirm_wins"] = v.confirm_wins;
+      out["variants"].back()["confirm_rounds"] = v.confirm_rounds;
+    }
     if (v.concurrent_fitted > 0) {
       out["variants"].back()["concurrent_factor"] = v.concurrent_factor;
       out["variants"].back()["concurrent_fitted"] = v.concurrent_fitted;
