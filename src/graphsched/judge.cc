@@ -10,6 +10,47 @@
 #include "graphsched/scheduler.h"
 
 namespace tensorperf::graphsched {
+
+namespace {
+
+// One round of a candidate: the median of `runs` whole runs, in ms.
+Result<double> time_round(runtime::Executor& e, int runs) {
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    TP_RETURN_IF_ERROR(e.run());
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return median(ms);
+}
+
+// A candidate's rounds against the first's, round by round (the first min(sizes) rounds).
+struct RoundsAgainstFirst {
+  double relative = 0;  // median per-round ratio
+  int wins = 0;         // rounds in which it ran faster
+  size_t rounds = 0;
+};
+
+RoundsAgainstFirst against_first(const std::vector<double>& first_ms, const std::vector<double>& ms) {
+  RoundsAgainstFirst c;
+  c.rounds = std::min(first_ms.size(), ms.size());
+  std::vector<double> ratios;
+  for (size_t r = 0; r < c.rounds; ++r) {
+    ratios.push_back(ms[r] / first_ms[r]);
+    c.wins += ms[r] < first_ms[r];
+  }
+  if (c.rounds > 0) c.relative = median(ratios);
+  return c;
+}
+
+// The judge's rule: faster by the margin at the median, and in min_wins of the rounds.
+bool clearly_faster(const RoundsAgainstFirst& c, const JudgeOptions& judge) {
+  const int needed = static_cast<int>(std::ceil(judge.min_wins * static_cast<double>(c.rounds) - 1e-9));
+  return c.relative <= 1.0 - judge.margin && c.wins >= needed;
+}
+
+}  // namespace
+
 Result<Verdict> judge_schedules(const ir::Graph& g, const std::vector<Candidate>& candidates,
                                 const runtime::ExecutorOptions& options, const JudgeOptions& judge) {
   if (candidates.empty()) return Status::InvalidArgument("no schedules to judge");
@@ -46,13 +87,8 @@ Result<Verdict> judge_schedules(const ir::Graph& g, const std::vector<Candidate>
   for (int r = 0; r < judge.rounds; ++r)
     for (size_t n = 0; n < candidates.size(); ++n) {
       const size_t k = (n + static_cast<size_t>(r)) % candidates.size();
-      std::vector<double> runs;
-      for (int i = 0; i < judge.runs_per_round; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        TP_RETURN_IF_ERROR(executors[k]->run());
-        runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-      }
-      v.rounds_ms[k].push_back(median(runs));
+      TP_ASSIGN_OR_RETURN(const double ms, time_round(*executors[k], judge.runs_per_round));
+      v.rounds_ms[k].push_back(ms);
     }
   decide(v, judge);
   if (v.best != 0) {
@@ -61,13 +97,8 @@ Result<Verdict> judge_schedules(const ir::Graph& g, const std::vector<Candidate>
     for (int r = 0; r < judge.confirm_rounds; ++r)
       for (int n = 0; n < 2; ++n) {
         const size_t k = pair[(n + r) % 2];
-        std::vector<double> runs;
-        for (int i = 0; i < judge.runs_per_round; ++i) {
-          const auto t0 = std::chrono::steady_clock::now();
-          TP_RETURN_IF_ERROR(executors[k]->run());
-          runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        }
-        (k == 0 ? v.confirm_first_ms : v.confirm_picked_ms).push_back(median(runs));
+        TP_ASSIGN_OR_RETURN(const double ms, time_round(*executors[k], judge.runs_per_round));
+        (k == 0 ? v.confirm_first_ms : v.confirm_picked_ms).push_back(ms);
       }
   }
   confirm(v, judge);
@@ -78,16 +109,12 @@ void confirm(Verdict& v, const JudgeOptions& judge) {
   v.picked = v.best;
   v.confirm_relative = 0;
   v.confirm_wins = 0;
-  const size_t rounds = std::min(v.confirm_first_ms.size(), v.confirm_picked_ms.size());
-  if (v.picked == 0 || rounds == 0) return;
-  std::vector<double> ratios;
-  for (size_t r = 0; r < rounds; ++r) {
-    ratios.push_back(v.confirm_picked_ms[r] / v.confirm_first_ms[r]);
-    v.confirm_wins += v.confirm_picked_ms[r] < v.confirm_first_ms[r];
-  }
-  v.confirm_relative = median(ratios);
-  const int needed = static_cast<int>(std::ceil(judge.min_wins * static_cast<double>(rounds) - 1e-9));
-  if (!(v.confirm_relative <= 1.0 - judge.margin && v.confirm_wins >= needed)) v.best = 0;
+  if (v.picked == 0) return;
+  const RoundsAgainstFirst c = against_first(v.confirm_first_ms, v.confirm_picked_ms);
+  if (c.rounds == 0) return;
+  v.confirm_relative = c.relative;
+  v.confirm_wins = c.wins;
+  if (!clearly_faster(c, judge)) v.best = 0;
 }
 
 void decide(Verdict& v, const JudgeOptions& judge) {
@@ -95,20 +122,12 @@ void decide(Verdict& v, const JudgeOptions& judge) {
   v.relative.clear();
   v.wins.clear();
   v.best = 0;
-  const size_t rounds = v.rounds_ms.empty() ? 0 : v.rounds_ms[0].size();
-  const int needed = static_cast<int>(std::ceil(judge.min_wins * static_cast<double>(rounds) - 1e-9));
   for (size_t k = 0; k < v.rounds_ms.size(); ++k) {
     v.latency_ms.push_back(median(v.rounds_ms[k]));
-    std::vector<double> ratios;
-    int wins = 0;
-    for (size_t r = 0; r < rounds; ++r) {
-      ratios.push_back(v.rounds_ms[k][r] / v.rounds_ms[0][r]);
-      wins += v.rounds_ms[k][r] < v.rounds_ms[0][r];
-    }
-    v.relative.push_back(median(ratios));
-    v.wins.push_back(wins);
-    const bool clear = v.relative[k] <= 1.0 - judge.margin && wins >= needed;
-    if (k > 0 && clear && v.relative[k] < v.relative[v.best]) v.best = k;
+    const RoundsAgainstFirst c = against_first(v.rounds_ms[0], v.rounds_ms[k]);
+    v.relative.push_back(c.relative);
+    v.wins.push_back(c.wins);
+    if (k > 0 && clearly_faster(c, judge) && c.relative < v.relative[v.best]) v.best = k;
   }
 }
 
