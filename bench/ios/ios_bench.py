@@ -3,18 +3,19 @@
 
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
         [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
-        [--ort node|python] [--no-ort] [--warm-stages] [--stage-profile RUNS] [--ceiling-passes 3]
-        [--process-rounds 5] [--profile-runs RUNS]
+        [--ort node|python] [--no-ort] [--stage-timing cold|cold-first-run|warm] [--warm-stages]
+        [--against DIR] [--stage-profile RUNS] [--ceiling-passes 3] [--process-rounds 5] [--profile-runs RUNS]
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
-measures nothing; stages are timed cold, their data evicted from the caches first, unless
---warm-stages), IOS-both with predicted (composed) costs, with --profile-runs IOS-both again with
+measures nothing; stages are timed cold, their data evicted from the caches before every run, unless
+--stage-timing says otherwise), IOS-both with predicted (composed) costs, with --profile-runs IOS-both again with
 its measured costs corrected by profiles of IOS-both's and the sequential schedule in the model
 (`ios-both-profiled`), and `chosen`: what `tensorperf schedule --strategy both` writes, the judge's
 pick on the whole model of those and the sequential schedule (the `chosen x` column names it, and a pick
 that the judge's confirmation rounds overturned, with its ratio and rounds won there); it times every schedule in --rounds
-interleaved rounds (medians); the schedules go to --schedules. The specialisation check of the IOS paper runs each batch's IOS-both schedule at the
+interleaved rounds (medians); the schedules go to --schedules. --against DIR times another run's IOS-both
+and chosen schedules (its --schedules) in the same rounds: two rules compared side by side. The specialisation check of the IOS paper runs each batch's IOS-both schedule at the
 other batch, next to that batch's own. ONNX Runtime (npm onnxruntime-node, installed into a cache
 directory with --ignore-scripts; with --ort python, Python's onnxruntime package, for machines that
 cannot reach npm's registry) runs the torchvision definitions of the networks that torchvision has
@@ -66,14 +67,30 @@ def runner(a, model, batch, extra=(), time_only=False):
         argv += ["--extra", e]
     if time_only:
         argv.append("--time-only")
-    if a.warm_stages:
-        argv.append("--warm-stages")
+    argv += ["--stage-timing", "warm" if a.warm_stages else a.stage_timing]
     if a.stage_profile and not time_only:
         argv += ["--stage-profile", str(a.stage_profile)]
     if not time_only:
         argv += ["--profile-runs", str(a.profile_runs)]
     out = subprocess.run(argv, check=True, stdout=subprocess.PIPE, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+AGAINST = ["ios-both", "chosen"]
+
+
+def against_extras(a, model, batch):
+    """--against's schedules of this network and batch, as ios_runner --extra NAME=FILE ('against-ios-both')."""
+    if not a.against:
+        return []
+    extras = []
+    for name in AGAINST:
+        path = os.path.join(a.against, "%s_b%d_%s.json" % (model, batch, name))
+        if os.path.exists(path):
+            extras.append("against-%s=%s" % (name, path))
+        else:
+            log("--against: no %s" % path)
+    return extras
 
 
 def tensorperf_run(a, model, batch, threads, repeat, schedule=None):
@@ -178,7 +195,15 @@ def main():
                     help="where the searched schedules are written (one JSON per network, batch and strategy)")
     ap.add_argument("--no-ort", action="store_true")
     ap.add_argument("--warm-stages", action="store_true",
-                    help="time stages with their data left in the caches (default: evicted first, as in a whole run)")
+                    help="the same as --stage-timing warm")
+    ap.add_argument("--stage-timing", choices=["cold", "cold-first-run", "warm"], default="cold",
+                    help="what the caches hold when a measured stage runs (`schedule --stage-timing`): cold, each run "
+                         "with its data evicted first, as in a whole run; cold-first-run, only the first of the runs a "
+                         "short stage's timing averages; warm")
+    ap.add_argument("--against", default="", metavar="DIR",
+                    help="another run's --schedules: its IOS-both and chosen schedules of each network and batch are "
+                         "timed in the same rounds as this run's ('against' columns), e.g. a run with another "
+                         "--stage-timing")
     ap.add_argument("--stage-profile", type=int, default=0, metavar="RUNS",
                     help="also time each schedule's stages in RUNS runs of the model and print their sum next to "
                          "what the same stages cost alone (the search's costs)")
@@ -208,7 +233,7 @@ def main():
         runs = {}
         for batch in batches:
             log("== %s batch %d" % (model, batch))
-            runs[batch] = runner(a, model, batch)
+            runs[batch] = runner(a, model, batch, against_extras(a, model, batch))
         # The specialisation check: each batch's IOS-both schedule at the other batches.
         if len(batches) > 1:
             for batch in batches:
@@ -270,6 +295,10 @@ def report(a, results, batches):
              "ios-both-profiled", "chosen"]
     cols = ["network", "batch"] + names + ["both x", "profiled x", "chosen x", "both x (proc)", "chosen x (proc)", "ceiling", "search s", "measured", "groups", "pred search s", "pred/both",
                                            "other batch's both", "ORT seq", "ORT par"]
+    against = any(x["name"].startswith("against-") for row in results for x in row["variants"])
+    if against:
+        cols += ["against: both x", "against: chosen x"]
+    against_x = {n: [] for n in AGAINST}
     lines, speedups, chosen, ceilings, proc_both, proc_chosen, profiled_x = [], [], [], [], [], [], []
     for row in results:
         v = {x["name"]: x for x in row["variants"]}
@@ -304,6 +333,12 @@ def report(a, results, batches):
                       ", ".join("%s %.2fx" % (x["name"].split("@")[1], x["speedup"] if "speedup" in x else
                                               1 / x["relative_to_sequential"]) for x in other) or "-",
                       "%.2f" % ort["ort-sequential"] if ort else "-", "%.2f" % ort["ort-parallel"] if ort else "-"])
+        if against:
+            for n in AGAINST:
+                x = speedup(v, "against-" + n) if "against-" + n in v else None
+                if x:
+                    against_x[n].append(x)
+                lines[-1].append("%.2fx" % x if x else "-")
     e2e_bench.print_table(cols, lines)
 
     def summary(xs):
@@ -330,6 +365,10 @@ def report(a, results, batches):
               "candidate, IOS-both, greedy, IOS-merge, IOS-parallel, the predicted-cost or the profiled IOS-both, "
               "clearly beat it on the whole model (by 3%% in 4 of 5 rounds); its search time includes theirs and the "
               "judging) vs sequential: %s" % summary(chosen))
+    if against:
+        print("--against %s's schedules, timed in the same rounds, vs sequential: IOS-both %s; chosen %s" % (
+            a.against or "the other run", summary(against_x["ios-both"]) if against_x["ios-both"] else "-",
+            summary(against_x["chosen"]) if against_x["chosen"] else "-"))
     if proc_both:
         print("each schedule in a process of its own (`tensorperf run`, medians over %d rounds of per-round ratios to "
               "the sequential process): IOS-both %s; chosen %s" % (

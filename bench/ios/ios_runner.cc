@@ -3,7 +3,8 @@
 //
 //   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02]
 //              [--search-budget 60] [--rounds 7] [--seconds 1] [--configs onednn|db] [--save-dir DIR]
-//              [--extra NAME=FILE ...] [--time-only] [--warm-stages] [--stage-profile RUNS]
+//              [--extra NAME=FILE ...] [--time-only] [--warm-stages | --stage-timing cold|cold-first-run|warm]
+//              [--stage-profile RUNS]
 //              [--profile-runs 0] [--variants NAME,...]
 //
 // Searches sequential, greedy, IOS-merge, IOS-parallel and IOS-both with measured stage costs (one
@@ -279,7 +280,13 @@ int main(int argc, char** argv) {
   so.model = a["--model"];
   so.executor = su->executor;
   so.clock_mhz = device.clock_mhz;
-  so.cold_stages = !warm_stages;
+  so.stage_timing = runtime::StageTiming::kCold;
+  if (warm_stages) so.stage_timing = runtime::StageTiming::kWarm;
+  if (a.count("--stage-timing")) {
+    Result<runtime::StageTiming> t = graphsched::parse_stage_timing(a["--stage-timing"]);
+    if (!t.ok()) return fail(t.status().message());
+    so.stage_timing = *t;
+  }
   std::fprintf(stderr, "%s b%lld: loading\n", so.model.c_str(), batch);
   Result<std::unique_ptr<graphsched::Scheduler>> scheduler = graphsched::Scheduler::create(g, so);
   if (!scheduler.ok()) return fail(scheduler.status().message());

@@ -40,6 +40,7 @@ struct ScheduleOptions {
   std::string plot_spec;
   bool keep_slower = false;
   bool warm_stages = false;
+  std::string stage_timing = "cold";
   std::string db = "tensorperf.db";
   std::string configs = "db";
   int repeat = 20;
@@ -129,7 +130,7 @@ void run_schedule(const ScheduleOptions& o) {
   so.executor.target = device.target;
   so.executor.threads = device.threads;
   so.executor.seed = o.source.seed;
-  so.cold_stages = !o.warm_stages;
+  so.stage_timing = o.warm_stages ? runtime::StageTiming::kWarm : check(graphsched::parse_stage_timing(o.stage_timing));
   so.executor.progress = say;
   say("loading the profiling executor");
   std::unique_ptr<graphsched::Scheduler> scheduler = check(graphsched::Scheduler::create(g, so));
@@ -360,9 +361,14 @@ void register_schedule_command(CLI::App& app) {
       ->check(CLI::IsMember({"measured", "predicted"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the schedule (JSON) for `tensorperf run --schedule`");
-  cmd->add_flag("--warm-stages", o.warm_stages,
-                "time stages and operators with their data left in the caches by the previous run (by default each "
-                "timing starts with the stage's inputs and outputs evicted, as in a whole run at a large batch)");
+  CLI::Option* timing = cmd->add_option("--stage-timing", o.stage_timing,
+                  "what the caches hold when a measured stage (or operator) runs: cold (its inputs and outputs "
+                  "evicted before every run, as in a whole run at a large batch), cold-first-run (before each timing "
+                  "only: a stage under 1 ms is timed as the mean of runs whose first only is cold) or warm (left by "
+                  "the previous run); each rule's costs are cached apart")
+      ->check(CLI::IsMember({"cold", "cold-first-run", "warm"}))
+      ->capture_default_str();
+  cmd->add_flag("--warm-stages", o.warm_stages, "the same as --stage-timing warm")->excludes(timing);
   cmd->add_flag("--keep-slower", o.keep_slower,
                 "write the found schedule whatever the final check on the whole model says (by default it writes the "
                 "sequential one unless a candidate clearly beat it: the found one; for --strategy both also greedy's, "

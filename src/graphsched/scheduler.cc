@@ -17,6 +17,26 @@ Result<CostKind> parse_cost_kind(std::string_view name) {
   return Status::InvalidArgument("unknown cost '" + std::string(name) + "'; use measured or predicted");
 }
 
+namespace {
+constexpr std::pair<runtime::StageTiming, std::string_view> kStageTimings[] = {
+    {runtime::StageTiming::kCold, "cold"},
+    {runtime::StageTiming::kColdFirstRun, "cold-first-run"},
+    {runtime::StageTiming::kWarm, "warm"},
+};
+}  // namespace
+
+std::string_view stage_timing_name(runtime::StageTiming t) {
+  for (const auto& [k, name] : kStageTimings)
+    if (k == t) return name;
+  return "?";
+}
+
+Result<runtime::StageTiming> parse_stage_timing(std::string_view name) {
+  for (const auto& [k, n] : kStageTimings)
+    if (n == name) return k;
+  return Status::InvalidArgument("unknown stage timing '" + std::string(name) + "'; use cold, cold-first-run or warm");
+}
+
 // Times a merged stage: the merged convolution alone (merge.h's subgraph) on an executor of its own.
 class Scheduler::MergeTimer : public MergedStageTimer {
  public:
@@ -36,8 +56,9 @@ class Scheduler::MergeTimer : public MergedStageTimer {
     measure::TimingOptions t;
     t.repeat = std::max(o_.stage_repeat, 1);
     t.min_repeat_ms = 1;
-    if (o_.cold_stages)  // as MeasuredStageCost's other stages: the shared input and the outputs evicted
-      t.before_timing = [&e] {
+    t.before_every_run = o_.stage_timing == runtime::StageTiming::kCold;
+    if (o_.stage_timing != runtime::StageTiming::kWarm)  // as MeasuredStageCost's other stages: the
+      t.before_timing = [&e] {                              // shared input and the outputs evicted
         for (size_t i = 0; i < e->num_inputs(); ++i) measure::evict(e->input(i).bytes(), e->input(i).type().num_bytes());
         for (size_t i = 0; i < e->num_outputs(); ++i)
           measure::evict(e->output(i).bytes(), e->output(i).type().num_bytes());
@@ -69,7 +90,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(const ir::Graph& g, const S
   s->merge_timer_ = std::make_unique<MergeTimer>(s->ops_, *s->merges_, s->options_);
   s->measured_ = std::make_unique<MeasuredStageCost>(
       *s->profiling_, s->ops_, s->options_.executor.store, s->options_.executor.device_key, s->options_.executor.target,
-      s->merge_timer_.get(), s->options_.stage_repeat, s->options_.cold_stages, s->options_.clock_mhz);
+      s->merge_timer_.get(), s->options_.stage_repeat, s->options_.stage_timing, s->options_.clock_mhz);
   return s;
 }
 

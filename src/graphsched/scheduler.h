@@ -26,6 +26,9 @@ namespace tensorperf::graphsched {
 enum class CostKind { kMeasured, kPredicted };
 std::string_view cost_kind_name(CostKind k);  // "measured", "predicted"
 Result<CostKind> parse_cost_kind(std::string_view name);
+// "cold" (runtime::StageTiming::kCold), "cold-first-run", "warm".
+std::string_view stage_timing_name(runtime::StageTiming t);
+Result<runtime::StageTiming> parse_stage_timing(std::string_view name);
 
 struct SchedulerOptions {
   // How the model's operators run (configs, device, target, threads, seed, store): the profiling
@@ -37,10 +40,12 @@ struct SchedulerOptions {
   double clock_mhz = 0;
   int stage_repeat = 3;
   // Stages (and operators alone) are timed cold: their inputs and outputs evicted from the caches
-  // before each timing (Executor::time_stage), as in a whole run at a large batch, where an
-  // operator's input was written many operators ago and its output lands in memory that is not in
-  // a cache. Warm timings (false) underestimate such runs, and most what concurrency gains.
-  bool cold_stages = true;
+  // before every run (Executor::time_stage, StageTiming::kCold), as in a whole run at a large batch,
+  // where an operator's input was written many operators ago and its output lands in memory that
+  // is not in a cache. Warm timings underestimate such runs, and most what concurrency gains; so do
+  // timings whose first run only is cold (kColdFirstRun, the rule before 2026-12-06), for stages
+  // under 1 ms, whose timings average several runs. Each rule's records are its own.
+  runtime::StageTiming stage_timing = runtime::StageTiming::kCold;
   // Predicted costs: how concurrent groups slow each other down (stage_cost.h's Contention), fitted
   // on every concurrent stage this scheduler measured for it: first up to 8 of the greedy
   // schedule's; then, after each predicted-cost search, the concurrent stages of the schedule it

@@ -14,7 +14,7 @@ namespace tensorperf::graphsched {
 
 MeasuredStageCost::MeasuredStageCost(runtime::Executor& profiling, const OpGraph& g, db::RecordStore* store,
                                      std::string device_key, std::string target, MergedStageTimer* merged, int repeat,
-                                     bool cold, double clock_mhz)
+                                     runtime::StageTiming timing, double clock_mhz)
     : profiling_(profiling),
       g_(g),
       store_(store),
@@ -22,7 +22,7 @@ MeasuredStageCost::MeasuredStageCost(runtime::Executor& profiling, const OpGraph
       target_(std::move(target)),
       merged_(merged),
       repeat_(repeat),
-      cold_(cold),
+      timing_(timing),
       clock_mhz_(clock_mhz) {}
 
 std::string MeasuredStageCost::content_key(const StageChoice& c) const {
@@ -39,7 +39,9 @@ std::string MeasuredStageCost::content_key(const StageChoice& c) const {
     groups.push_back({{"threads", c.threads[k]}, {"ops", ops}});
   }
   nlohmann::json key{{"merged", c.merged}, {"groups", groups}};
-  if (cold_) key["cold"] = true;
+  // The first cold rule's records (only a timing's first run cold) keep their key.
+  if (timing_ == runtime::StageTiming::kColdFirstRun) key["cold"] = true;
+  if (timing_ == runtime::StageTiming::kCold) key["cold"] = "every-run";
   return key.dump();
 }
 
@@ -57,7 +59,7 @@ Result<double> MeasuredStageCost::operator()(const StageChoice& c) {
     if (merged_ == nullptr) return Status::Unsupported("merged stages cannot be measured here");
     TP_ASSIGN_OR_RETURN(seconds, merged_->time_merged(c.groups[0], c.threads[0]));
   } else {
-    TP_ASSIGN_OR_RETURN(seconds, profiling_.time_stage(c.groups, c.threads, repeat_, cold_));
+    TP_ASSIGN_OR_RETURN(seconds, profiling_.time_stage(c.groups, c.threads, repeat_, timing_));
   }
   ++measured_;
   const double t1 = steady_seconds();

@@ -35,13 +35,14 @@ class MergedStageTimer {
 class MeasuredStageCost {
  public:
   // `profiling` must be loaded with reuse_memory = false over the graph `g` was made from. `store`
-  // (may be null) caches measurements; `merged` (may be null) times merged stages. `cold`: stages
-  // are timed with their inputs and outputs evicted from the caches first (Executor::time_stage),
-  // and their records say so (other records than warm timings of the same stage). `clock_mhz`: this
+  // (may be null) caches measurements; `merged` (may be null) times merged stages. `timing`: what
+  // the caches hold when a stage's run starts (Executor::time_stage); the records say which rule
+  // timed them, and each rule finds only its own. `clock_mhz`: this
   // host's clock, kept in the records; a cached record measured more than 1% from it (another host
   // of the same device key) is not used. 0: unknown (every cached record is used).
   MeasuredStageCost(runtime::Executor& profiling, const OpGraph& g, db::RecordStore* store, std::string device_key,
-                    std::string target, MergedStageTimer* merged = nullptr, int repeat = 5, bool cold = false,
+                    std::string target, MergedStageTimer* merged = nullptr, int repeat = 5,
+                    runtime::StageTiming timing = runtime::StageTiming::kWarm,
                     double clock_mhz = 0);
 
   Result<double> operator()(const StageChoice& c);
@@ -64,7 +65,7 @@ class MeasuredStageCost {
   std::string device_key_, target_;
   MergedStageTimer* merged_;
   int repeat_;
-  bool cold_;
+  runtime::StageTiming timing_;
   double clock_mhz_;
   int64_t measured_ = 0, from_store_ = 0;
   double timing_s_ = 0, storing_s_ = 0;

@@ -48,8 +48,20 @@ int64_t default_flush_bytes() {
   return l3 > 0 ? std::min<int64_t>(2 * int64_t{l3}, kCap) : kCap;
 }
 
-// Seconds per run over `number` back-to-back runs.
-Result<double> time_number(const std::function<Status()>& run, int64_t number) {
+// Seconds per run over `number` back-to-back runs; with `before_each`, it runs before every run,
+// and only the runs are on the clock.
+Result<double> time_number(const std::function<Status()>& run, int64_t number,
+                           const std::function<void()>* before_each = nullptr) {
+  if (before_each != nullptr) {
+    double seconds = 0;
+    for (int64_t i = 0; i < number; ++i) {
+      (*before_each)();
+      auto start = Clock::now();
+      TP_RETURN_IF_ERROR(run());
+      seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    return seconds / static_cast<double>(number);
+  }
   auto start = Clock::now();
   for (int64_t i = 0; i < number; ++i) TP_RETURN_IF_ERROR(run());
   return std::chrono::duration<double>(Clock::now() - start).count() / static_cast<double>(number);
@@ -66,8 +78,9 @@ Result<Timing> take(const std::function<Status()>& run, const TimingOptions& opt
   for (int r = 0; r < options.repeat && !t.stopped_early; ++r) {
     while (true) {
       if (options.flush_cache) flush_caches(flush_bytes);
-      if (options.before_timing) options.before_timing();
-      TP_ASSIGN_OR_RETURN(double per_run, time_number(run, t.number));
+      const bool every_run = options.before_every_run && options.before_timing;
+      if (options.before_timing && !every_run) options.before_timing();
+      TP_ASSIGN_OR_RETURN(double per_run, time_number(run, t.number, every_run ? &options.before_timing : nullptr));
       bool long_enough = per_run * static_cast<double>(t.number) >= min_s || t.number >= options.max_number;
       if (r > 0 || long_enough) {
         t.costs.push_back(per_run);

@@ -39,6 +39,9 @@ struct TimingOptions {
   int64_t flush_bytes = 0;       // size of that buffer; 0: 2x the L3 (sysconf), capped at 256 MiB
   // Called before each timing (after the flush, if any): e.g. evict() of the data being timed.
   std::function<void()> before_timing;
+  // before_timing is called before every run of a timing instead, outside the clock: each of the
+  // `number` runs averaged then starts as the first did (e.g. cold), not only the first of them.
+  bool before_every_run = false;
 };
 
 // Evicts the cache lines of [data, data + bytes) from every cache level (CLFLUSHOPT where the CPU

@@ -1167,7 +1167,7 @@ Status Executor::run() {
 }
 
 Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups, const std::vector<int>& threads,
-                                    int repeat, bool cold) {
+                                    int repeat, StageTiming timing) {
   Impl& m = *impl_;
   if (m.options.reuse_memory)
     return Status::InvalidArgument("time_stage needs an executor loaded with reuse_memory = false");
@@ -1203,7 +1203,7 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
   // After a pause (a search that computed for a while between two stages) the first timing is
   // thrown away (TimingOptions::discarded_timings); back-to-back stages skip it.
   t.discarded_timings = steady_seconds() - m.last_timed_s > kStageIdleS ? 1 : 0;
-  if (cold)
+  if (timing != StageTiming::kWarm)
     t.before_timing = [&plan] {
       for (const auto& group : plan)
         for (const auto& [s, kernel] : group) {
@@ -1213,10 +1213,11 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
             if (out != nullptr) measure::evict(out->bytes(), out->type().num_bytes());
         }
     };
-  TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs(once, t));
+  t.before_every_run = timing == StageTiming::kCold;
+  TP_ASSIGN_OR_RETURN(measure::Timing runs, measure::time_runs(once, t));
   m.last_timed_s = steady_seconds();
-  std::sort(timing.costs.begin(), timing.costs.end());
-  return timing.costs[timing.costs.size() / 2];
+  std::sort(runs.costs.begin(), runs.costs.end());
+  return runs.costs[runs.costs.size() / 2];
 }
 
 std::vector<std::vector<std::vector<int>>> Executor::stages() const {

@@ -37,6 +37,18 @@
 
 namespace tensorperf::runtime {
 
+// How Executor::time_stage treats the caches. A stage shorter than 1 ms is timed as the mean of
+// the runs that fill 1 ms.
+enum class StageTiming {
+  kWarm,          // the runs back to back: the data stays in the caches between them
+  // The steps' inputs and outputs evicted from the caches (measure::evict) before each timing:
+  // only the first of the runs a short stage's timing averages is cold.
+  kColdFirstRun,
+  // Evicted before every run, off the clock: each run reads its inputs from memory and writes its
+  // outputs to lines no cache holds, as in a whole run where they were written long before.
+  kCold,
+};
+
 struct ExecutorOptions {
   ConfigPolicy policy = ConfigPolicy::kDatabase;
   db::RecordStore* store = nullptr;  // where kDatabase looks for configs; null: defaults only
@@ -106,11 +118,10 @@ class Executor {
   // Median seconds of `repeat` runs of a stage: groups[k] (step indices, run in order) on
   // threads[k] threads, the groups at once. Kernels for a thread count other than the executor's
   // compile on first use (not timed; a warm-up run packs their weights). REQUIRES: loaded with
-  // reuse_memory = false (else concurrent steps could share memory). `cold`: each timing starts
-  // with the steps' inputs and outputs evicted from the caches (measure::evict), as in a whole run
-  // where they were written long before; a timing of one run each when a run lasts 1 ms or more.
+  // reuse_memory = false (else concurrent steps could share memory). `timing`: what the caches
+  // hold when a run starts (StageTiming).
   Result<double> time_stage(const std::vector<std::vector<int>>& groups, const std::vector<int>& threads,
-                            int repeat = 5, bool cold = false);
+                            int repeat = 5, StageTiming timing = StageTiming::kWarm);
   int64_t arena_bytes() const;  // peak activation memory (the arena, graph inputs included)
   int64_t naive_bytes() const;  // every activation in a buffer of its own
   int compiled_kernels() const;  // distinct (workload, config) compiles

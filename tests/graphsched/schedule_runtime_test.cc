@@ -629,7 +629,7 @@ TEST_F(TempDb, ASearchWithCostsFromTheModelsProfileCorrectsEveryStageAndItsSched
   EXPECT_LT(max_relative_difference(run(*plain), run(**scheduled)), 1e-5);
 }
 
-TEST_F(TempDb, ColdAndWarmStageTimingsAreDifferentRecords) {
+TEST_F(TempDb, EachStageTimingRuleHasRecordsOfItsOwn) {
   const ir::Graph g = model("squeezenet1_1", 64);
   Result<std::unique_ptr<db::RecordStore>> opened = db::open_store(path_, db::OpenMode::kCreate);
   ASSERT_TRUE(opened.ok()) << opened.status().message();
@@ -637,12 +637,14 @@ TEST_F(TempDb, ColdAndWarmStageTimingsAreDifferentRecords) {
   search.strategy = Strategy::kSequential;
   search.threads = 2;
   std::vector<int64_t> measured;
-  for (bool cold : {true, true, false}) {
+  using runtime::StageTiming;
+  for (StageTiming timing : {StageTiming::kCold, StageTiming::kCold, StageTiming::kWarm, StageTiming::kColdFirstRun,
+                             StageTiming::kColdFirstRun}) {
     SchedulerOptions so;
     so.executor = options(runtime::ConfigPolicy::kOnednn);
     so.executor.store = opened->get();
     so.stage_repeat = 1;
-    so.cold_stages = cold;
+    so.stage_timing = timing;
     Result<std::unique_ptr<Scheduler>> scheduler = Scheduler::create(g, so);
     ASSERT_TRUE(scheduler.ok()) << scheduler.status().message();
     Result<Plan> plan = (*scheduler)->plan(search, CostKind::kMeasured);
@@ -653,6 +655,8 @@ TEST_F(TempDb, ColdAndWarmStageTimingsAreDifferentRecords) {
   EXPECT_GT(measured[0], 0);
   EXPECT_EQ(measured[1], 0) << "cold timings are found again";
   EXPECT_EQ(measured[2], measured[0]) << "warm timings are not cold ones";
+  EXPECT_EQ(measured[3], measured[0]) << "timings cold in their first run only are neither";
+  EXPECT_EQ(measured[4], 0);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -215,6 +216,35 @@ TEST(Timing, EvictingTheDataBeforeEachTimingMakesItCold) {
   // Evicting writes nothing.
   EXPECT_EQ(std::count(data.begin(), data.end(), 1), static_cast<long>(data.size()));
   evict(nullptr, 64);  // nothing to evict: no crash
+}
+
+TEST(Timing, BeforeEveryRunPrecedesEachRunOffTheClock) {
+  // A short run averaged over `number` runs: with before_every_run the hook precedes each of them,
+  // and its 50 us are not in the cost; without it, the hook precedes each timing only.
+  int runs = 0, hooks = 0;
+  auto run = [&] {
+    ++runs;
+    return Status::Ok();
+  };
+  TimingOptions o;
+  o.warmup = 0;
+  o.repeat = 3;
+  o.min_repeat_ms = 0.01;
+  o.before_timing = [&] {
+    ++hooks;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  };
+  o.before_every_run = true;
+  auto every = time_runs(run, o);
+  ASSERT_TRUE(every.ok()) << every.status().message();
+  EXPECT_GT(every->number, 1);
+  EXPECT_EQ(hooks, runs);
+  for (double c : every->costs) EXPECT_LT(c, 30e-6) << "the hook's sleep is off the clock";
+  runs = hooks = 0;
+  o.before_every_run = false;
+  auto once = time_runs(run, o);
+  ASSERT_TRUE(once.ok()) << once.status().message();
+  EXPECT_GT(runs, 10 * hooks) << "one call per timing (calibration attempts included), not per run";
 }
 
 TEST(Timing, FailingRunEndsTheTimingWithItsStatus) {
