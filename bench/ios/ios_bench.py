@@ -206,7 +206,8 @@ def main():
                          "--stage-timing")
     ap.add_argument("--stage-profile", type=int, default=0, metavar="RUNS",
                     help="also time each schedule's stages in RUNS runs of the model and print their sum next to "
-                         "what the same stages cost alone (the search's costs)")
+                         "what the same stages cost alone (the search's costs), and by operator kind for the "
+                         "sequential and IOS-both schedules' one-group stages")
     ap.add_argument("--profile-runs", type=int, default=0, metavar="RUNS",
                     help="runs of IOS-both's and the sequential schedule with their stages timed in the model, whose "
                          "ratios to the stages alone correct the costs of a second search, ios-both-profiled (as "
@@ -393,6 +394,25 @@ def report(a, results, batches):
         print("\nStages in the model / the same stages alone (ms, sums over a schedule's stages; medians of %d runs):"
               % a.stage_profile if a.stage_profile else "\nStages in the model / alone (ms):")
         e2e_bench.print_table(["network", "batch"] + kinds, lines)
+        # By operator kind: the stages of one group and one kind (most hold one operator).
+        lines = []
+        for row in profiled:
+            v = {x["name"]: x for x in row["variants"]}
+            for n in ["sequential", "ios-both"]:
+                p = v.get(n, {}).get("stage_profile")
+                by_kind = {}
+                for x in p or []:
+                    if x["groups"] == 1 and x.get("kinds") and len(set(x["kinds"])) == 1 and x["alone_ms"]:
+                        k = by_kind.setdefault(x["kinds"][0], [0.0, 0.0, 0])
+                        k[0] += x["model_ms"]
+                        k[1] += x["alone_ms"]
+                        k[2] += 1
+                for kind, (model_ms, alone_ms, count) in sorted(by_kind.items(), key=lambda kv: -kv[1][0]):
+                    lines.append([row["model"], str(row["batch"]), n, kind, str(count),
+                                  "%.2f / %.2f (%.2fx)" % (model_ms, alone_ms, model_ms / alone_ms)])
+        if lines:
+            print("\nOne-group stages of one operator kind, in the model / alone (ms):")
+            e2e_bench.print_table(["network", "batch", "schedule", "kind", "stages", "model / alone"], lines)
     panels = []
     for batch in batches:
         rows = [r for r in results if r["batch"] == batch]

@@ -19,7 +19,7 @@
 // batch, threads, device, variants: [{name, search_s, stages_measured, estimated_ms, latency_ms,
 // rounds_ms, stages, concurrent, merged, chosen_from, same_as[, concurrent_factor, losing_stages,
 // concurrent_fitted][, for `chosen`: picked, confirm_relative, confirm_wins, confirm_rounds]}]} and writes each searched schedule to --save-dir as
-// <model>_b<batch>_<variant>.json. --time-only skips the searches (sequential and the extras only);
+// <model>_b<batch>_<variant>.json (`chosen` too). --time-only skips the searches (sequential and the extras only);
 // --variants searches only the named ones of ios-both-predicted, greedy, ios-both, ios-merge and
 // ios-parallel beside sequential (the judge then picks among those), so that a check of one strategy
 // fits a lent machine's time.
@@ -27,7 +27,7 @@
 // on the same threads, the same concurrent stages and merges) is not loaded again: it shares that
 // one's timings, and `same_as` names it. --stage-profile RUNS adds to each variant "stage_profile":
 // each stage's median time in RUNS runs of the model next to its cost run alone, as the search
-// measures stages.
+// measures stages, with its operators' kinds.
 //
 //   ios_runner --run --model M --batch B --threads T --db FILE [--schedule FILE] [--repeat 20]
 //
@@ -129,13 +129,17 @@ Result<nlohmann::json> profile_stages(Variant& v, graphsched::Scheduler& schedul
   for (const graphsched::StageInModel& m : profile) {
     const graphsched::StageChoice& c = m.stage;
     int ops = 0;
-    for (const std::vector<int>& group : c.groups) ops += static_cast<int>(group.size());
+    nlohmann::json kinds = nlohmann::json::array();
+    for (const std::vector<int>& group : c.groups) {
+      ops += static_cast<int>(group.size());
+      for (int op : group) kinds.push_back(scheduler.ops().kinds[op]);
+    }
     double alone = NAN;
     if (!(c.merged && c.groups.size() > 1)) {
       TP_ASSIGN_OR_RETURN(alone, scheduler.stage_cost(c));
     }
     out.push_back({{"model_ms", m.model_s * 1e3}, {"alone_ms", alone * 1e3}, {"groups", c.groups.size()},
-                   {"ops", ops}, {"merged", c.merged}, {"threads", c.threads}});
+                   {"ops", ops}, {"kinds", std::move(kinds)}, {"merged", c.merged}, {"threads", c.threads}});
   }
   return out;
 }
@@ -410,6 +414,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "; %s confirmed at %.3f, %d/%d rounds: %s", v.picked.c_str(), v.confirm_relative,
                    v.confirm_wins, v.confirm_rounds, verdict->best == verdict->picked ? "kept" : "overturned");
     std::fprintf(stderr, ")\n");
+    if (a.count("--save-dir")) {  // what `schedule --strategy both -o` would write
+      std::filesystem::create_directories(a["--save-dir"]);
+      const std::string file = a["--save-dir"] + "/" + so.model + "_b" + a["--batch"] + "_chosen.json";
+      Status st = runtime::write_schedule_file(file, v.schedule);
+      if (!st.ok()) return fail(st.message());
+    }
     variants.push_back(std::move(v));
   }
   for (const std::string& e : extras) {
