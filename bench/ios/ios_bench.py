@@ -135,7 +135,10 @@ def process_times(a, model, batch, row):
         name = v["name"]
         if name in ("sequential", "chosen") or "@" in name or v.get("same_as"):
             continue
-        plans.append((name, os.path.join(a.schedules, "%s_b%d_%s.json" % (model, batch, name))))
+        if name.startswith("against-"):  # --against's schedule, from its directory
+            plans.append((name, os.path.join(a.against, "%s_b%d_%s.json" % (model, batch, name[len("against-"):]))))
+        else:
+            plans.append((name, os.path.join(a.schedules, "%s_b%d_%s.json" % (model, batch, name))))
     times = {name: [] for name, _ in plans}
     repeat = "20" if batch == 1 else "4"
     for r in range(a.process_rounds):
@@ -403,7 +406,9 @@ def report(a, results, batches):
                 by_kind = {}
                 for x in p or []:
                     if x["groups"] == 1 and x.get("kinds") and len(set(x["kinds"])) == 1 and x["alone_ms"]:
-                        k = by_kind.setdefault(x["kinds"][0], [0.0, 0.0, 0])
+                        # Layout copies the executor placed in the stage: in its time in the model only.
+                        kind = x["kinds"][0] + (" + " + "+".join(sorted(set(x["placed"]))) if x.get("placed") else "")
+                        k = by_kind.setdefault(kind, [0.0, 0.0, 0])
                         k[0] += x["model_ms"]
                         k[1] += x["alone_ms"]
                         k[2] += 1

@@ -139,7 +139,8 @@ Result<nlohmann::json> profile_stages(Variant& v, graphsched::Scheduler& schedul
       TP_ASSIGN_OR_RETURN(alone, scheduler.stage_cost(c));
     }
     out.push_back({{"model_ms", m.model_s * 1e3}, {"alone_ms", alone * 1e3}, {"groups", c.groups.size()},
-                   {"ops", ops}, {"kinds", std::move(kinds)}, {"merged", c.merged}, {"threads", c.threads}});
+                   {"ops", ops}, {"kinds", std::move(kinds)}, {"placed", m.placed}, {"merged", c.merged},
+                   {"threads", c.threads}});
   }
   return out;
 }

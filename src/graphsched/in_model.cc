@@ -50,6 +50,8 @@ Result<std::vector<StageInModel>> profile_in_model(runtime::Executor& e, const r
         } else if (auto i = index.find(name); i != index.end()) {
           members.push_back(i->second);
           if (auto th = threads_of.find(name); th != threads_of.end()) t = th->second;
+        } else {
+          m.placed.push_back(e.steps()[step].op);
         }
       }
       std::sort(members.begin(), members.end());

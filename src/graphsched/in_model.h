@@ -37,6 +37,9 @@ namespace tensorperf::graphsched {
 struct StageInModel {
   StageChoice stage;
   double model_s = 0;
+  // Steps of the stage that are none of the scheduler's operators (layout copies the executor
+  // placed): their op names. model_s includes them; the stage's cost alone does not.
+  std::vector<std::string> placed;
 };
 
 // Runs `e` (loaded with schedule `s` over the graph `ops` was made from) `runs` times with its stages
