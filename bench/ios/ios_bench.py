@@ -79,13 +79,18 @@ def runner(a, model, batch, extra=(), time_only=False):
 AGAINST = ["ios-both", "chosen"]
 
 
+def against_path(a, model, batch, name):
+    """--against's schedule file of this network, batch and variant ('ios-both', 'chosen')."""
+    return os.path.join(a.against, "%s_b%d_%s.json" % (model, batch, name))
+
+
 def against_extras(a, model, batch):
     """--against's schedules of this network and batch, as ios_runner --extra NAME=FILE ('against-ios-both')."""
     if not a.against:
         return []
     extras = []
     for name in AGAINST:
-        path = os.path.join(a.against, "%s_b%d_%s.json" % (model, batch, name))
+        path = against_path(a, model, batch, name)
         if os.path.exists(path):
             extras.append("against-%s=%s" % (name, path))
         else:
@@ -136,7 +141,7 @@ def process_times(a, model, batch, row):
         if name in ("sequential", "chosen") or "@" in name or v.get("same_as"):
             continue
         if name.startswith("against-"):  # --against's schedule, from its directory
-            plans.append((name, os.path.join(a.against, "%s_b%d_%s.json" % (model, batch, name[len("against-"):]))))
+            plans.append((name, against_path(a, model, batch, name[len("against-"):])))
         else:
             plans.append((name, os.path.join(a.schedules, "%s_b%d_%s.json" % (model, batch, name))))
     times = {name: [] for name, _ in plans}

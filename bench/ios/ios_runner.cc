@@ -296,6 +296,13 @@ int main(int argc, char** argv) {
   Result<std::unique_ptr<graphsched::Scheduler>> scheduler = graphsched::Scheduler::create(g, so);
   if (!scheduler.ok()) return fail(scheduler.status().message());
 
+  // --save-dir/<model>_b<batch>_<variant>.json; nothing without --save-dir.
+  auto save = [&](const Variant& v) {
+    if (!a.count("--save-dir")) return Status::Ok();
+    std::filesystem::create_directories(a["--save-dir"]);
+    return runtime::write_schedule_file(a["--save-dir"] + "/" + so.model + "_b" + a["--batch"] + "_" + v.name + ".json",
+                                        v.schedule);
+  };
   std::vector<Variant> variants;
   std::vector<Search> searches = {{"sequential", graphsched::Strategy::kSequential, graphsched::CostKind::kMeasured}};
   if (!time_only) {
@@ -332,10 +339,8 @@ int main(int argc, char** argv) {
                  so.model.c_str(), batch, s.name.c_str(), v.search_s,
                  static_cast<long long>(v.measured), v.lanes, v.budget_cut ? ", cut by the budget" : "",
                  v.blocks_unsearched, v.blocks, v.chains_split, v.estimated_ms);
-    if (a.count("--save-dir") && s.strategy != graphsched::Strategy::kSequential) {
-      std::filesystem::create_directories(a["--save-dir"]);
-      const std::string file = a["--save-dir"] + "/" + so.model + "_b" + a["--batch"] + "_" + s.name + ".json";
-      Status st = runtime::write_schedule_file(file, v.schedule);
+    if (s.strategy != graphsched::Strategy::kSequential) {
+      Status st = save(v);
       if (!st.ok()) return fail(st.message());
     }
     if (s.name == "ios-both") both = *plan, both_search = search;
@@ -371,11 +376,7 @@ int main(int argc, char** argv) {
                  so.model.c_str(), batch, f.sequential_model_s * 1e3, f.found_model_s * 1e3,
                  f.rounds, f.losing_stages, f.concurrent_stages, f.concurrent, steady_seconds() - t0,
                  static_cast<long long>(v.measured), v.estimated_ms);
-    if (a.count("--save-dir")) {
-      const std::string file = a["--save-dir"] + "/" + so.model + "_b" + a["--batch"] + "_" + v.name + ".json";
-      Status st = runtime::write_schedule_file(file, v.schedule);
-      if (!st.ok()) return fail(st.message());
-    }
+    if (Status st = save(v); !st.ok()) return fail(st.message());
     variants.push_back(std::move(v));
   }
   if (!time_only) {
@@ -415,12 +416,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "; %s confirmed at %.3f, %d/%d rounds: %s", v.picked.c_str(), v.confirm_relative,
                    v.confirm_wins, v.confirm_rounds, verdict->best == verdict->picked ? "kept" : "overturned");
     std::fprintf(stderr, ")\n");
-    if (a.count("--save-dir")) {  // what `schedule --strategy both -o` would write
-      std::filesystem::create_directories(a["--save-dir"]);
-      const std::string file = a["--save-dir"] + "/" + so.model + "_b" + a["--batch"] + "_chosen.json";
-      Status st = runtime::write_schedule_file(file, v.schedule);
-      if (!st.ok()) return fail(st.message());
-    }
+    if (Status st = save(v); !st.ok()) return fail(st.message());  // what `schedule --strategy both -o` writes
     variants.push_back(std::move(v));
   }
   for (const std::string& e : extras) {

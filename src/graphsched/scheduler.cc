@@ -25,12 +25,6 @@ constexpr std::pair<runtime::StageTiming, std::string_view> kStageTimings[] = {
 };
 }  // namespace
 
-std::string_view stage_timing_name(runtime::StageTiming t) {
-  for (const auto& [k, name] : kStageTimings)
-    if (k == t) return name;
-  return "?";
-}
-
 Result<runtime::StageTiming> parse_stage_timing(std::string_view name) {
   for (const auto& [k, n] : kStageTimings)
     if (n == name) return k;
@@ -56,13 +50,15 @@ class Scheduler::MergeTimer : public MergedStageTimer {
     measure::TimingOptions t;
     t.repeat = std::max(o_.stage_repeat, 1);
     t.min_repeat_ms = 1;
-    t.before_every_run = o_.stage_timing == runtime::StageTiming::kCold;
-    if (o_.stage_timing != runtime::StageTiming::kWarm)  // as MeasuredStageCost's other stages: the
-      t.before_timing = [&e] {                              // shared input and the outputs evicted
-        for (size_t i = 0; i < e->num_inputs(); ++i) measure::evict(e->input(i).bytes(), e->input(i).type().num_bytes());
-        for (size_t i = 0; i < e->num_outputs(); ++i)
-          measure::evict(e->output(i).bytes(), e->output(i).type().num_bytes());
-      };
+    // As MeasuredStageCost's other stages: the shared input and the outputs evicted.
+    runtime::apply_stage_timing(
+        o_.stage_timing,
+        [&e] {
+          for (size_t i = 0; i < e->num_inputs(); ++i) measure::evict(e->input(i).bytes(), e->input(i).type().num_bytes());
+          for (size_t i = 0; i < e->num_outputs(); ++i)
+            measure::evict(e->output(i).bytes(), e->output(i).type().num_bytes());
+        },
+        t);
     TP_ASSIGN_OR_RETURN(measure::Timing timing, measure::time_runs([&] { return e->run(); }, t));
     std::sort(timing.costs.begin(), timing.costs.end());
     return timing.costs[timing.costs.size() / 2];

@@ -27,7 +27,6 @@ enum class CostKind { kMeasured, kPredicted };
 std::string_view cost_kind_name(CostKind k);  // "measured", "predicted"
 Result<CostKind> parse_cost_kind(std::string_view name);
 // "cold" (runtime::StageTiming::kCold), "cold-first-run", "warm".
-std::string_view stage_timing_name(runtime::StageTiming t);
 Result<runtime::StageTiming> parse_stage_timing(std::string_view name);
 
 struct SchedulerOptions {

@@ -1166,6 +1166,12 @@ Status Executor::run() {
   return Status::Ok();
 }
 
+void apply_stage_timing(StageTiming timing, std::function<void()> evict, measure::TimingOptions& t) {
+  if (timing == StageTiming::kWarm) return;
+  t.before_timing = std::move(evict);
+  t.before_every_run = timing == StageTiming::kCold;
+}
+
 Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups, const std::vector<int>& threads,
                                     int repeat, StageTiming timing) {
   Impl& m = *impl_;
@@ -1203,17 +1209,18 @@ Result<double> Executor::time_stage(const std::vector<std::vector<int>>& groups,
   // After a pause (a search that computed for a while between two stages) the first timing is
   // thrown away (TimingOptions::discarded_timings); back-to-back stages skip it.
   t.discarded_timings = steady_seconds() - m.last_timed_s > kStageIdleS ? 1 : 0;
-  if (timing != StageTiming::kWarm)
-    t.before_timing = [&plan] {
-      for (const auto& group : plan)
-        for (const auto& [s, kernel] : group) {
-          for (const HostTensor* in : s->inputs)
-            if (in != nullptr) measure::evict(in->bytes(), in->type().num_bytes());
-          for (const HostTensor* out : s->outputs)
-            if (out != nullptr) measure::evict(out->bytes(), out->type().num_bytes());
-        }
-    };
-  t.before_every_run = timing == StageTiming::kCold;
+  apply_stage_timing(
+      timing,
+      [&plan] {
+        for (const auto& group : plan)
+          for (const auto& [s, kernel] : group) {
+            for (const HostTensor* in : s->inputs)
+              if (in != nullptr) measure::evict(in->bytes(), in->type().num_bytes());
+            for (const HostTensor* out : s->outputs)
+              if (out != nullptr) measure::evict(out->bytes(), out->type().num_bytes());
+          }
+      },
+      t);
   TP_ASSIGN_OR_RETURN(measure::Timing runs, measure::time_runs(once, t));
   m.last_timed_s = steady_seconds();
   std::sort(runs.costs.begin(), runs.costs.end());

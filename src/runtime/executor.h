@@ -32,6 +32,7 @@
 #include "db/record_store.h"
 #include "ir/graph.h"
 #include "kernels/host_tensor.h"
+#include "measure/timing.h"
 #include "runtime/config_choice.h"
 #include "runtime/stage_schedule.h"
 
@@ -48,6 +49,10 @@ enum class StageTiming {
   // outputs to lines no cache holds, as in a whole run where they were written long before.
   kCold,
 };
+
+// Sets `t` up to time by `timing`: `evict` (of the data being timed) runs before each timing
+// (kColdFirstRun) or before every run, off the clock (kCold); kWarm leaves `t` as it is.
+void apply_stage_timing(StageTiming timing, std::function<void()> evict, measure::TimingOptions& t);
 
 struct ExecutorOptions {
   ConfigPolicy policy = ConfigPolicy::kDatabase;
