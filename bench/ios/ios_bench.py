@@ -8,7 +8,7 @@
 
 For each network and batch, bench/ios/ios_runner searches sequential, greedy, IOS-merge, IOS-parallel
 and IOS-both schedules with measured stage costs (cached in --db: a second run of the benchmark
-measures nothing; stages are timed cold, their data evicted from the caches before every run, unless
+measures nothing; stages are timed cold, their data evicted from the caches before each timing, unless
 --stage-timing says otherwise), IOS-both with predicted (composed) costs, with --profile-runs IOS-both again with
 its measured costs corrected by profiles of IOS-both's and the sequential schedule in the model
 (`ios-both-profiled`), and `chosen`: what `tensorperf schedule --strategy both` writes, the judge's
@@ -204,10 +204,10 @@ def main():
     ap.add_argument("--no-ort", action="store_true")
     ap.add_argument("--warm-stages", action="store_true",
                     help="the same as --stage-timing warm")
-    ap.add_argument("--stage-timing", choices=["cold", "cold-first-run", "warm"], default="cold",
-                    help="what the caches hold when a measured stage runs (`schedule --stage-timing`): cold, each run "
-                         "with its data evicted first, as in a whole run; cold-first-run, only the first of the runs a "
-                         "short stage's timing averages; warm")
+    ap.add_argument("--stage-timing", choices=["cold", "cold-first-run", "warm"], default="cold-first-run",
+                    help="what the caches hold when a measured stage runs (`schedule --stage-timing`): cold-first-run, "
+                         "its data evicted before each timing, as in a whole run (only the first of the runs a short "
+                         "stage's timing averages is cold); cold, before every one of those runs; warm")
     ap.add_argument("--against", default="", metavar="DIR",
                     help="another run's --schedules: its IOS-both and chosen schedules of each network and batch are "
                          "timed in the same rounds as this run's ('against' columns), e.g. a run with another "
@@ -375,9 +375,10 @@ def report(a, results, batches):
               "clearly beat it on the whole model (by 3%% in 4 of 5 rounds); its search time includes theirs and the "
               "judging) vs sequential: %s" % summary(chosen))
     if against:
+        def over(xs):  # a network-batch whose file --against lacks is left out, and the count says so
+            return "%s over %d of %d" % (summary(xs), len(xs), len(results)) if xs else "-"
         print("--against %s's schedules, timed in the same rounds, vs sequential: IOS-both %s; chosen %s" % (
-            a.against or "the other run", summary(against_x["ios-both"]) if against_x["ios-both"] else "-",
-            summary(against_x["chosen"]) if against_x["chosen"] else "-"))
+            a.against or "the other run", over(against_x["ios-both"]), over(against_x["chosen"])))
     if proc_both:
         print("each schedule in a process of its own (`tensorperf run`, medians over %d rounds of per-round ratios to "
               "the sequential process): IOS-both %s; chosen %s" % (

@@ -285,7 +285,7 @@ int main(int argc, char** argv) {
   so.model = a["--model"];
   so.executor = su->executor;
   so.clock_mhz = device.clock_mhz;
-  so.stage_timing = runtime::StageTiming::kCold;
+  so.stage_timing = runtime::StageTiming::kColdFirstRun;
   if (warm_stages) so.stage_timing = runtime::StageTiming::kWarm;
   if (a.count("--stage-timing")) {
     Result<runtime::StageTiming> t = graphsched::parse_stage_timing(a["--stage-timing"]);

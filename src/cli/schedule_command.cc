@@ -40,7 +40,7 @@ struct ScheduleOptions {
   std::string plot_spec;
   bool keep_slower = false;
   bool warm_stages = false;
-  std::string stage_timing = "cold";
+  std::string stage_timing = "cold-first-run";
   std::string db = "tensorperf.db";
   std::string configs = "db";
   int repeat = 20;
@@ -362,10 +362,10 @@ void register_schedule_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "write the schedule (JSON) for `tensorperf run --schedule`");
   CLI::Option* timing = cmd->add_option("--stage-timing", o.stage_timing,
-                  "what the caches hold when a measured stage (or operator) runs: cold (its inputs and outputs "
-                  "evicted before every run, as in a whole run at a large batch), cold-first-run (before each timing "
-                  "only: a stage under 1 ms is timed as the mean of runs whose first only is cold) or warm (left by "
-                  "the previous run); each rule's costs are cached apart")
+                  "what the caches hold when a measured stage (or operator) runs: cold-first-run (its inputs and "
+                  "outputs evicted before each timing, as in a whole run at a large batch; a stage under 1 ms is "
+                  "timed as the mean of runs whose first only is cold), cold (evicted before every one of those "
+                  "runs) or warm (left by the previous run); each rule's costs are cached apart")
       ->check(CLI::IsMember({"cold", "cold-first-run", "warm"}))
       ->capture_default_str();
   cmd->add_flag("--warm-stages", o.warm_stages, "the same as --stage-timing warm")->excludes(timing);

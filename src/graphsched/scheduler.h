@@ -39,12 +39,14 @@ struct SchedulerOptions {
   double clock_mhz = 0;
   int stage_repeat = 3;
   // Stages (and operators alone) are timed cold: their inputs and outputs evicted from the caches
-  // before every run (Executor::time_stage, StageTiming::kCold), as in a whole run at a large batch,
-  // where an operator's input was written many operators ago and its output lands in memory that
-  // is not in a cache. Warm timings underestimate such runs, and most what concurrency gains; so do
-  // timings whose first run only is cold (kColdFirstRun, the rule before 2026-12-06), for stages
-  // under 1 ms, whose timings average several runs. Each rule's records are its own.
-  runtime::StageTiming stage_timing = runtime::StageTiming::kCold;
+  // before each timing (Executor::time_stage, StageTiming::kColdFirstRun), as in a whole run at a
+  // large batch, where an operator's input was written many operators ago and its output lands in
+  // memory that is not in a cache. Warm timings underestimate such runs, and most what concurrency
+  // gains. A stage under 1 ms is timed as the mean of the runs that fill 1 ms, the first of them
+  // cold. kCold evicts before every one of those runs; measured side by side on 2026-12-06 its
+  // schedules ran no faster (docs/graphsched.md), so it is not the default. Each rule's records
+  // are its own.
+  runtime::StageTiming stage_timing = runtime::StageTiming::kColdFirstRun;
   // Predicted costs: how concurrent groups slow each other down (stage_cost.h's Contention), fitted
   // on every concurrent stage this scheduler measured for it: first up to 8 of the greedy
   // schedule's; then, after each predicted-cost search, the concurrent stages of the schedule it
