@@ -187,6 +187,7 @@ void run_model(const RunOptions& o) {
                      {"device", s.device},
                      {"config", s.config},
                      {"ms", step_ms[i]}});
+      if (!s.layouts.is_null()) ops.back()["layouts"] = s.layouts;
     }
     nlohmann::json out{{"model", o.source.name()},
                        {"batch", g.batch()},
@@ -284,8 +285,9 @@ void register_run_command(CLI::App& app) {
       ->check(uint64_value());
   cmd->add_flag("--json", o.json,
                 "print one JSON object {model, batch, threads, device, omp_wait_policy, latency_ms: {p50, p90, min}, "
-                "peak_activation_bytes, coverage: {tuned, closest_device, default}, ops: [{workload, provider, "
-                "source, config, ms}]}");
+                "peak_activation_bytes, coverage: {tuned, closest_device, default}, ops: [{name, op, workload, provider, "
+                "source, device, config, ms[, layouts: the kernel's input and output layouts where it has its own, "
+                "KEY->plain where it converts inside]}]}");
   cmd->callback([] { run_model(o); });
 }
 

@@ -34,7 +34,13 @@ std::string MeasuredStageCost::content_key(const StageChoice& c) const {
     for (int v : c.groups[k]) {
       const runtime::StepInfo& s = steps[v];
       if (s.workload.empty()) ops.push_back({{"layout", s.op}, {"node", s.name}, {"graph", g_.fingerprint}});
-      else ops.push_back({{"workload", s.workload}, {"provider", s.provider}, {"config", s.config}});
+      else {
+        nlohmann::json op{{"workload", s.workload}, {"provider", s.provider}, {"config", s.config}};
+        // A step that converts a layout costs more than one of the same program that does not (the
+        // key of a step with plain tensors only is what it was before layouts were part of it).
+        if (!s.layouts.is_null()) op["layouts"] = s.layouts;
+        ops.push_back(std::move(op));
+      }
     }
     groups.push_back({{"threads", c.threads[k]}, {"ops", ops}});
   }

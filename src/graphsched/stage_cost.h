@@ -3,7 +3,8 @@
 // measured: the stage runs on a profiling executor (runtime::Executor loaded with reuse_memory =
 //   false, so any steps may run at once) and its median over a few timed runs is its cost. Each
 //   measurement is also a record in the database (workload "ios-stage:<hash>" of the stage's content:
-//   its groups' threads and each operator's workload, provider and config; provider "graphsched"),
+//   its groups' threads and each operator's workload, provider, config and, for a kernel with a
+//   layout of its own, the layouts it reads and writes (runtime::StepInfo::layouts); provider "graphsched"),
 //   so a later search of the same stages on the same device measures nothing.
 // predicted: a stage's cost composed from its operators' costs alone: the longest group's sum at
 //   that group's threads, scaled, plus a share of the serial time of all the stage's operators for

@@ -78,6 +78,21 @@ struct Free {
   void operator()(std::byte* p) const { std::free(p); }
 };
 
+// StepInfo::layouts of a kernel step whose native_in and native_out are set.
+nlohmann::json step_layouts(const Step& s) {
+  const kernels::Kernel& k = *s.kernel;
+  bool own = s.native_out || !k.native_output_layout().key.empty();
+  for (size_t i = 0; i < s.in.size(); ++i) own = own || s.native_in[i] || !k.native_input_layout(i).key.empty();
+  if (!own) return nullptr;
+  nlohmann::json in = nlohmann::json::array();
+  for (size_t i = 0; i < s.in.size(); ++i) {
+    const std::string key = k.native_input_layout(i).key;
+    in.push_back(key.empty() ? "plain" : s.native_in[i] ? key : "plain->" + key);
+  }
+  const std::string out = k.native_output_layout().key;
+  return {{"in", in}, {"out", out.empty() ? "plain" : s.native_out ? out : out + "->plain"}};
+}
+
 // Runs one step; `kernel` overrides the step's own (time_stage's kernels of other thread counts).
 Status run_step(Step& s, kernels::Kernel* kernel = nullptr) {
   if (s.weight_views[0]) {
@@ -415,8 +430,10 @@ Result<std::vector<int64_t>> Executor::Impl::choose_native_layouts(const ViewOf&
     ++native_values;
   }
   for (Step& s : steps)
-    if (s.kind == Step::Kind::kKernel)
+    if (s.kind == Step::Kind::kKernel) {
       TP_RETURN_IF_ERROR(s.kernel->use_native_layouts(s.native_in, s.native_out).WithContext("step '" + s.info.name + "'"));
+      s.info.layouts = step_layouts(s);
+    }
   return native_bytes;
 }
 

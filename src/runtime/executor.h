@@ -86,6 +86,13 @@ struct StepInfo {
   std::string device;  // where the config was measured (tuned / closest); empty for defaults
   nlohmann::json config = nlohmann::json::object();
   int threads = 1;  // threads it runs with (in a stage schedule, its group's)
+  // Kernels with a layout of their own: the layout of each input as it arrives and of the output as
+  // it leaves, {"in": [...], "out": ...}, each the kernel's layout key where the tensor stays in it,
+  // "plain->KEY" / "KEY->plain" where the kernel converts it (a reorder inside the step), "plain"
+  // where the kernel has none for it. Null for kernels that read and write plain tensors only. Two
+  // steps of one workload and config differ in cost when one converts: an element-wise kernel that
+  // adopted its producer's layout and writes plain for a reader that takes nothing else.
+  nlohmann::json layouts;
 };
 
 class Executor {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <set>
 
@@ -657,6 +658,62 @@ TEST_F(TempDb, EachStageTimingRuleHasRecordsOfItsOwn) {
   EXPECT_EQ(measured[2], measured[0]) << "warm timings are not cold ones";
   EXPECT_EQ(measured[3], measured[0]) << "timings cold in their first run only are neither";
   EXPECT_EQ(measured[4], 0);
+}
+
+// One convolution's output read by two ReLUs of one workload: r1 feeds a convolution, which takes
+// the convolution's layout, r2 is a graph output, which is plain. Both adopt their input's layout;
+// r2 then converts its output inside the step, and costs more. The two are the same program, so
+// only the steps' layouts tell their stages apart, and each is measured.
+TEST_F(TempDb, StepsThatConvertALayoutAreStagesOfTheirOwn) {
+  ir::Graph g("two_relus");
+  const ir::TensorType act{{1, 32, 28, 28}, ir::DType::kFloat32};
+  const ir::ValueId x = g.add_input("x", act);
+  auto conv = [&](const std::string& name, ir::ValueId in) {
+    const ir::ValueId w = g.add_constant(name + ".weight", ir::TensorType{{32, 32, 1, 1}, ir::DType::kFloat32});
+    return g.add_op(ir::OpKind::kConv2d, name, {in, w},
+                    ir::Attrs{{"strides", std::vector<int64_t>{1, 1}},
+                              {"pads", std::vector<int64_t>{0, 0, 0, 0}},
+                              {"dilations", std::vector<int64_t>{1, 1}},
+                              {"groups", int64_t{1}}});
+  };
+  Result<ir::ValueId> v = conv("a", x);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  Result<ir::ValueId> r1 = g.add_op(ir::OpKind::kRelu, "r1", {*v});
+  Result<ir::ValueId> r2 = g.add_op(ir::OpKind::kRelu, "r2", {*v});
+  ASSERT_TRUE(r1.ok() && r2.ok());
+  Result<ir::ValueId> b = conv("b", *r1);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  g.mark_output(*b);
+  g.mark_output(*r2);
+
+  Result<std::unique_ptr<db::RecordStore>> opened = db::open_store(path_, db::OpenMode::kCreate);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  SchedulerOptions so;
+  so.executor = options(runtime::ConfigPolicy::kOnednn);
+  so.executor.store = opened->get();
+  so.stage_repeat = 1;
+  Result<std::unique_ptr<runtime::Executor>> e = runtime::Executor::load(g, so.executor);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  std::map<std::string, const runtime::StepInfo*> step;
+  for (const runtime::StepInfo& s : (*e)->steps()) step[s.name] = &s;
+  ASSERT_TRUE(step.count("a") && step.count("r1") && step.count("r2"));
+  if (step["a"]->layouts.is_null() || step["a"]->layouts["out"] == "plain")
+    GTEST_SKIP() << "oneDNN's convolution writes plain tensors on this CPU";
+  EXPECT_EQ(step["r1"]->workload, step["r2"]->workload);
+  EXPECT_EQ(step["r1"]->config, step["r2"]->config);
+  EXPECT_EQ(step["r1"]->layouts["in"], step["r2"]->layouts["in"]);
+  EXPECT_EQ(step["r1"]->layouts["out"], step["a"]->layouts["out"]) << step["r1"]->layouts.dump();
+  EXPECT_EQ(step["r2"]->layouts["out"], step["a"]->layouts["out"].get<std::string>() + "->plain")
+      << step["r2"]->layouts.dump();
+
+  Result<std::unique_ptr<Scheduler>> scheduler = Scheduler::create(g, so);
+  ASSERT_TRUE(scheduler.ok()) << scheduler.status().message();
+  SearchOptions search;
+  search.strategy = Strategy::kSequential;
+  search.threads = 2;
+  Result<Plan> plan = (*scheduler)->plan(search, CostKind::kMeasured);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->measured, 4) << "a, r1, r2 and b: r2 is not r1 again";
 }
 
 }  // namespace

@@ -383,6 +383,7 @@ TEST_F(StoreTest, AStoredHalideConfigSlowerThanHalidesDefaultGivesWay) {
   EXPECT_EQ(s.provider, "halide");
   EXPECT_EQ(s.source, ConfigSource::kDefault);
   EXPECT_EQ(s.config, (*kernels::find_provider("halide"))->default_config(*w).knobs);
+  EXPECT_TRUE(s.layouts.is_null()) << "a Halide kernel of plain tensors has no layouts: " << s.layouts.dump();
   std::mt19937_64 rng(5);
   e->input(0).fill_random(rng);
   ASSERT_TRUE(e->run().ok());
