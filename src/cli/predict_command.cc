@@ -93,6 +93,10 @@ struct OpPrediction {
   std::string calibration_class;
   costmodel::CalibrationFit calibration;  // predicted_s includes it
   double uncalibrated_s = 0;
+  // Of predicted_s: the layout conversions an element-wise kernel makes inside where it computes in
+  // its inputs' layout and a neighbour takes another (runtime::ChainedIo::converted_bytes; mean over
+  // the instances).
+  double convert_s = 0;
 };
 
 // Layout copies of one op kind, size and thread count (runtime/layout_copies.h).
@@ -330,6 +334,14 @@ void run_predict(const PredictOptions& o) {
         c.measured_s = found ? ms / 1e3 / found : 0.0;
       }
     std::vector<double> share(ops.size(), 0.0);
+    std::vector<int64_t> converted(ops.size(), 0);
+    for (size_t k = 0; k < fused.size(); ++k)
+      if (auto it = op_of.find(fused[k].second.key()); it != op_of.end()) converted[it->second] += chained[k].converted_bytes;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      // A oneDNN reorder reads and writes each converted tensor once.
+      ops[i].convert_s = clock_scale * runtime::copy_seconds(2 * converted[i], device.mem_bandwidth_gbs) /
+                         static_cast<double>(std::max<int64_t>(ops[i].task.count, 1));
+    }
     for (size_t k = 0; k < fused.size(); ++k) {
       // An element-wise plain kernel that passes its inputs' layout through costs what it costs in
       // plain tensors (it computes the same elements in another order): no chained prediction.
@@ -345,6 +357,7 @@ void run_predict(const PredictOptions& o) {
       const double chained_s = predict_one(p.task.workload, p.config, /*chained=*/true);
       p.predicted_s = (1 - p.chained_share) * p.predicted_s + p.chained_share * chained_s;
     }
+    for (OpPrediction& p : ops) p.predicted_s += p.convert_s;  // not in alone_s: alone, nothing converts
   }
   // Reads from memory in the model: the weights, on top of the kernel's prediction or as the
   // kernel's time where it is no more than a stream of them; then the activations written more
@@ -377,8 +390,9 @@ void run_predict(const PredictOptions& o) {
     }
   }
   double total = 0, measured_total = 0, alone_total = 0, copies_total = 0, measured_copies = 0, uncalibrated = 0,
-         weights_total = 0, cold_inputs_total = 0;
+         weights_total = 0, cold_inputs_total = 0, convert_total = 0;
   for (const OpPrediction& p : ops) {
+    convert_total += p.convert_s * static_cast<double>(p.task.count);
     total += p.predicted_s * static_cast<double>(p.task.count);
     weights_total += p.weights_s * static_cast<double>(p.task.count);
     cold_inputs_total += p.cold_inputs_s * static_cast<double>(p.task.count);
@@ -413,6 +427,7 @@ void run_predict(const PredictOptions& o) {
                        {"cold_reads", o.cold_reads},
                        {"predicted_weights_ms", weights_total * 1e3},
                        {"predicted_cold_inputs_ms", cold_inputs_total * 1e3},
+                       {"predicted_conversions_ms", convert_total * 1e3},
                        {"ops", nlohmann::json::array()},
                        {"copies", nlohmann::json::array()}};
     for (const OpPrediction& p : ops) {
@@ -421,7 +436,7 @@ void run_predict(const PredictOptions& o) {
                         {"config", p.config.knobs},          {"predicted_ms", p.predicted_s * 1e3},
                         {"chained_share", p.chained_share},  {"predicted_alone_ms", p.alone_s * 1e3},
                         {"weights_ms", p.weights_s * 1e3},   {"cold_inputs_ms", p.cold_inputs_s * 1e3},
-                        {"class", p.calibration_class}};
+                        {"convert_ms", p.convert_s * 1e3},   {"class", p.calibration_class}};
       if (calibration) {
         op["calibration_factor"] = p.calibration.factor;
         op["calibration_added_ms"] = p.calibration.added_s * 1e3;
@@ -528,6 +543,11 @@ void run_predict(const PredictOptions& o) {
         "\nreads from memory, in the kernels' uncalibrated predictions: weights %.3f ms, activations %.3f ms "
         "(--no-cold-reads: not counted)\n",
         weights_total * 1e3, cold_inputs_total * 1e3);
+  if (convert_total > 0)
+    std::printf(
+        "layout conversions inside element-wise kernels (computing in a neighbour's layout, writing or reading "
+        "plain for another), in their uncalibrated predictions: %.3f ms\n",
+        convert_total * 1e3);
   if (run)
     std::printf(
         "\nmeasured: whole run p50 %.3f ms (its kernels %.3f ms, its layout copies %.3f ms); predicted: the "
@@ -572,9 +592,9 @@ void register_predict_command(CLI::App& app) {
                 "print one JSON object {model, batch, device, described_by, device_vector (trained, described or "
                 "measured), device_features, cost_model, cost_model_id, clock_scale, predicted_ms, predicted_alone_ms, "
                 "predicted_copies_ms, predicted_uncalibrated_ms, cold_reads, predicted_weights_ms, "
-                "predicted_cold_inputs_ms, ops: [{workload, "
+                "predicted_cold_inputs_ms, predicted_conversions_ms, ops: [{workload, "
                 "count, provider, source, config, predicted_ms, chained_share, predicted_alone_ms, weights_ms, "
-                "cold_inputs_ms, class, "
+                "cold_inputs_ms, convert_ms, class, "
                 "calibration_factor?, calibration_added_ms?, "
                 "predicted_uncalibrated_ms?, "
                 "measured_ms?}], copies: [{op, count, bytes, threads, nodes, predicted_ms, calibration_factor?, "

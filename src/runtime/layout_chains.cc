@@ -202,6 +202,21 @@ std::vector<ChainedIo> estimate_chained_io(const ir::Graph& g,
       if (const int j = owner[static_cast<size_t>(r)]; j >= 0 && r == fused[static_cast<size_t>(j)].first.anchor)
         out[static_cast<size_t>(j)].input = true;
   }
+  // An element-wise kernel given a layout reorders into it each full-shape input that arrives plain
+  // (its writer's output not kept in a layout, and not a channels-last concat's) and out of it an
+  // output that no reader takes in it.
+  for (size_t i = 0; i < fused.size(); ++i) {
+    if (!passes[i] || family[i].empty()) continue;
+    const int64_t bytes = fused[i].second.output.num_bytes();
+    if (!out[i].output) out[i].converted_bytes += bytes;
+    for (ir::ValueId v : g.node(fused[i].first.anchor).inputs) {
+      if (!full_input(static_cast<int>(i), v)) continue;
+      const int w = writer[static_cast<size_t>(v)];
+      const ir::Value& value = g.value(v);
+      const bool planned_concat = value.kind == ir::ValueKind::kNodeOutput && planned[static_cast<size_t>(value.producer)];
+      if (!planned_concat && !(w >= 0 && out[static_cast<size_t>(w)].output)) out[i].converted_bytes += bytes;
+    }
+  }
   return out;
 }
 

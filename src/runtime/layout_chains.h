@@ -24,6 +24,10 @@ namespace tensorperf::runtime {
 struct ChainedIo {
   bool input = false;   // the activation input (kernel input 0) arrives in the kernel's native layout
   bool output = false;  // the output stays in it
+  // An element-wise kernel that computes in its inputs' layout (kernels/onednn/layout_passing_kernel.h):
+  // the bytes of the tensors it converts inside, each counted once (full-shape inputs that arrive
+  // plain, an output that leaves plain for a reader that takes nothing else). 0 for other kernels.
+  int64_t converted_bytes = 0;
 };
 
 // One entry per fused op of `fused` (ir::fuse_graph(g)), whose chosen configs' layout families

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -525,6 +526,39 @@ TEST(Executor, EstimatedChainsAreTheExecutorsChains) {
   // every convolution on AMD EPYC family 26; blocked layouts elsewhere pass only where the channels
   // fill whole blocks).
   if (channels_last) EXPECT_GT(passed_through, 0);
+}
+
+// The layout conversions estimated before compiling (ChainedIo::converted_bytes) are the ones the
+// executor's element-wise kernels make inside: each "plain->K" input and "K->plain" output of a step
+// (StepInfo::layouts) converts a tensor of the step's output size. NASNet-A's ReLUs on the cell
+// before the last compute in their producer's layout and write plain for a slice.
+TEST(Executor, EstimatedConversionsAreTheExecutorsConversions) {
+  int64_t total = 0;
+  for (const char* model : {"resnet18", "mobilenet_v2", "randwire", "nasnet_a_mobile"}) {
+    Result<ir::Graph> g = ir::build_model(model, {1, 64});
+    ASSERT_TRUE(g.ok()) << model;
+    auto e = load(*g, options(ConfigPolicy::kOnednn));
+    auto fused = ir::fuse_graph(*g);
+    ASSERT_TRUE(fused.ok());
+    const std::vector<std::string> layouts = step_layouts(*g, *fused, *e);
+    ASSERT_EQ(layouts.size(), fused->size()) << model;
+    const std::vector<ChainedIo> chained = estimate_chained_io(*g, *fused, layouts);
+    std::map<std::string, int64_t> estimated, made;  // anchor name -> bytes converted
+    for (size_t i = 0; i < fused->size(); ++i)
+      if (chained[i].converted_bytes > 0) estimated[g->node((*fused)[i].first.anchor).name] = chained[i].converted_bytes;
+    for (const StepInfo& s : e->steps()) {
+      if (s.layouts.is_null() || s.workload.empty()) continue;
+      Result<ir::Workload> w = ir::parse_workload_key(s.workload);
+      ASSERT_TRUE(w.ok()) << s.workload;
+      if (!kernels::onednn::passes_layouts_through(*w)) continue;
+      int converted = s.layouts["out"].get<std::string>().find("->") != std::string::npos;
+      for (const auto& in : s.layouts["in"]) converted += in.get<std::string>().find("->") != std::string::npos;
+      if (converted > 0) made[s.name] = converted * w->output.num_bytes();
+    }
+    EXPECT_EQ(estimated, made) << model;
+    for (const auto& [name, bytes] : made) total += bytes;
+  }
+  std::printf("bytes converted inside element-wise kernels, four models: %lld\n", static_cast<long long>(total));
 }
 
 // The layout copies estimated before compiling (layout_copies.h) are the layout steps the executor
