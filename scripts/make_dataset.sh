@@ -19,7 +19,7 @@
 # the dataset too. It waits while the project builds (measuring then would be noise).
 #
 # Usage: scripts/make_dataset.sh [--hours H] [--rounds R] [--first-round F] [--per-round N] [--db FILE] [--export-only]
-#                                [--native-top-up] [--native-passes P] [--synthetic N] [--synthetic-repeat] [--synthetic-set S]
+#                                [--native-top-up] [--host-pass] [--native-passes P] [--synthetic N] [--synthetic-repeat] [--synthetic-set S]
 #                                [--synthetic-kind K] [--synthetic-tuner T] [--elementwise-grid] [--isas LIST]
 #                                [--threads LIST]
 #   --hours H       stop starting new steps after H hours (default: no limit)
@@ -35,7 +35,15 @@
 #                   record of at all (the six models at batch 8 that the rounds do not tune), then export;
 #                   of the --native-passes P passes (default 2) over every step and device, each program's
 #                   fastest timing is imported (native where there is one)
-#   --native-passes P  with --native-top-up: passes over all steps (each program timed P times, minutes apart)
+#   --native-passes P  with --native-top-up or --host-pass: passes over all steps (each program timed P times,
+#                   minutes apart)
+#   --host-pass     only measure again, alone on this host, the configs that `tensorperf run` runs for every zoo
+#                   model at batch 1 and 8 on this machine's devices (`profile --configs-of`), and import, of the
+#                   --native-passes P passes, each program's fastest timing (native where there is one), then
+#                   export. One device key covers hosts that run the same kernels up to 1.6x apart; the cost models'
+#                   samples keep only a program's newest session (costmodel/record_samples.h), so after a host pass
+#                   the programs the models run are this host's. A pass's files are kept under build/dataset/
+#                   host-pass-DATE/, so a re-run the same day continues it
 #   --synthetic N   only measure the synthetic workloads of scripts/synthetic_workloads.py (memory-bound kinds,
 #                   transformer matrix products and fully connected layers at shapes of no zoo network), N configs
 #                   each (random ones unless --synthetic-tuner says otherwise), on this machine's devices (a 2-thread
@@ -69,6 +77,7 @@ FIRST_ROUND=1
 PER_ROUND=6
 EXPORT_ONLY=0
 NATIVE_TOP_UP=0
+HOST_PASS=0
 NATIVE_PASSES=2
 SYNTHETIC=0
 SYNTHETIC_REPEAT=0
@@ -87,6 +96,7 @@ while [[ $# -gt 0 ]]; do
     --db) DB="$2"; shift 2 ;;
     --export-only) EXPORT_ONLY=1; shift ;;
     --native-top-up) NATIVE_TOP_UP=1; shift ;;
+    --host-pass) HOST_PASS=1; shift ;;
     --native-passes) NATIVE_PASSES="$2"; shift 2 ;;
     --synthetic) SYNTHETIC="$2"; shift 2 ;;
     --synthetic-repeat) SYNTHETIC_REPEAT=1; shift ;;
@@ -188,6 +198,15 @@ native_file() {
   local base="$WORK/native-$1-b$2-$3-t$4"
   [[ "$5" == chosen ]] && echo "$base.chosen.json" || echo "$base-p$5.jsonl"
 }
+# Writes the run of model $1 at batch $2 on ISA $3 at $4 threads as `tensorperf run --json` prints it
+# (the programs the executor chooses there; one repeat, its timing is not used) to $5, unless $5 is
+# already there; errors go to $6. Fails, with a message, when the run does.
+run_choices() {
+  [[ -s "$5" ]] && return 0
+  "$TP" run --model "$1" --batch "$2" --isa "$3" --threads "$4" --db "$DB" --repeat 1 --json > "$5.part" 2>> "$6" ||
+    { echo "make_dataset: run of $1 b$2 on $3 t$4 failed (see $6); going on"; return 1; }
+  mv "$5.part" "$5"
+}
 if [[ "$NATIVE_TOP_UP" == 1 ]]; then
   [[ "$NATIVE_PASSES" =~ ^[1-9][0-9]*$ ]] || { echo "make_dataset: --native-passes takes a positive count" >&2; exit 2; }
   # Every pass profiles every step on every device; a pass's file is kept once complete, so a re-run
@@ -202,13 +221,8 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
           chosen="$(native_file "$model" "$batch" "$isa" "$t" chosen)"
           [[ -s "$new" ]] && continue
           wait_for_builds
-          # What the executor runs there now, before anything is imported (one run; its timing is not used).
-          if [[ ! -s "$chosen" ]]; then
-            "$TP" run --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --db "$DB" --repeat 1 --json \
-              > "$chosen.part" 2>> "$WORK/last_native.log" ||
-              { echo "make_dataset: run of $model b$batch on $isa t$t failed (see $WORK/last_native.log); going on"; continue; }
-            mv "$chosen.part" "$chosen"
-          fi
+          # What the executor runs there now, before anything is imported.
+          run_choices "$model" "$batch" "$isa" "$t" "$chosen" "$WORK/last_native.log" || continue
           "$TP" profile --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --provider all --configs-per-task 1 \
             --repeat 3 --min-repeat-ms 10 --out "$new.part" --json > /dev/null 2>> "$WORK/last_native.log" ||
             { echo "make_dataset: profile of $model b$batch on $isa t$t failed (see $WORK/last_native.log); going on"; continue; }
@@ -235,6 +249,51 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
           python3 "$ROOT/scripts/native_costs_missing.py" --chosen "$chosen" - "${passes[@]}" > "$missing"
         [[ -s "$missing" ]] && "$TP" db import --db "$DB" "$missing" > /dev/null
         echo "[native top-up] $isa t$t $model b$batch: +$(grep -c . "$missing") records, the faster of ${#passes[@]} passes ($(records) in all)"
+      done
+    done
+  done
+  export_dataset
+  exit 0
+fi
+if [[ "$HOST_PASS" == 1 ]]; then
+  [[ "$NATIVE_PASSES" =~ ^[1-9][0-9]*$ ]] || { echo "make_dataset: --native-passes takes a positive count" >&2; exit 2; }
+  HOST_DIR="$WORK/host-pass-$(date -u +%F)"
+  mkdir -p "$HOST_DIR"
+  for ((p = 1; p <= NATIVE_PASSES; p++)); do
+    for isa in "${ISAS[@]}"; do
+      for t in "${THREADS[@]}"; do
+        for s in "${TOP_UP_STEPS[@]}"; do
+          out_of_time && { echo "make_dataset: --hours $HOURS reached"; break 4; }
+          read -r model batch <<< "$s"
+          base="$HOST_DIR/$model-b$batch-$isa-t$t"
+          [[ -s "$base-p$p.jsonl" ]] && continue
+          wait_for_builds
+          # What the executor runs there, before this pass imports anything.
+          run_choices "$model" "$batch" "$isa" "$t" "$base.chosen.json" "$HOST_DIR/last.log" || continue
+          rm -f "$base-p$p.jsonl.part"
+          "$TP" profile --model "$model" --batch "$batch" --isa "$isa" --threads "$t" --configs-of "$base.chosen.json" \
+            --repeat 3 --min-repeat-ms 10 --out "$base-p$p.jsonl.part" --json > /dev/null 2>> "$HOST_DIR/last.log" ||
+            { echo "make_dataset: profile of $model b$batch on $isa t$t failed (see $HOST_DIR/last.log); going on"; continue; }
+          mv "$base-p$p.jsonl.part" "$base-p$p.jsonl"
+          echo "[host pass] pass $p/$NATIVE_PASSES: $isa t$t $model b$batch: $(grep -c . "$base-p$p.jsonl") programs ($(( ($(date +%s) - START) / 60 )) min)"
+        done
+      done
+    done
+  done
+  for isa in "${ISAS[@]}"; do
+    for t in "${THREADS[@]}"; do
+      for s in "${TOP_UP_STEPS[@]}"; do
+        read -r model batch <<< "$s"
+        base="$HOST_DIR/$model-b$batch-$isa-t$t"
+        [[ -f "$base.imported" ]] && continue
+        passes=()
+        for ((p = 1; p <= NATIVE_PASSES; p++)); do [[ -s "$base-p$p.jsonl" ]] && passes+=("$base-p$p.jsonl"); done
+        [[ ${#passes[@]} == "$NATIVE_PASSES" && -s "$base.chosen.json" ]] || continue
+        # Against no records: every chosen program's fastest timing of the passes.
+        python3 "$ROOT/scripts/native_costs_missing.py" --chosen "$base.chosen.json" /dev/null "${passes[@]}" > "$base.import.jsonl"
+        [[ -s "$base.import.jsonl" ]] && "$TP" db import --db "$DB" "$base.import.jsonl" > /dev/null
+        touch "$base.imported"
+        echo "[host pass] $isa t$t $model b$batch: +$(grep -c . "$base.import.jsonl") records, the faster of ${#passes[@]} passes ($(records) in all)"
       done
     done
   done

@@ -40,6 +40,7 @@ struct EvalOptions {
   std::vector<std::string> held_out_devices;  // cross-device, cross-cpu: hold out only these (empty: each)
   std::vector<double> shares = {1, 5, 10};
   size_t max_samples = 0;
+  bool every_session = false;  // keep the records of every session that measured a program
   int threads = 1;
   uint64_t seed = 0;
   int epochs = 0;
@@ -202,6 +203,7 @@ void run_eval(const EvalOptions& o) {
   if (!o.json) progress.emplace();
   costmodel::SampleSetOptions so;
   so.max_samples = o.max_samples;
+  if (o.every_session) so.newest_session_hours = 0;
   so.progress = [&](size_t done, size_t all) {
     if (progress) progress->update(static_cast<int64_t>(done), static_cast<int64_t>(all), "programs featurised");
   };
@@ -323,6 +325,7 @@ void run_eval(const EvalOptions& o) {
     nlohmann::json out{{"cost_models", o.cost_models},
                        {"samples", set.samples.size()},
                        {"skipped", set.skipped},
+                       {"superseded", set.superseded},
                        {"closest_device", set.closest_device},
                        {"off_clock", nlohmann::json::object()},
                        {"splits", nlohmann::json::array()}};
@@ -343,8 +346,8 @@ void run_eval(const EvalOptions& o) {
     std::puts(out.dump(2).c_str());
     return;
   }
-  std::printf("%s on %s: %zu samples (%zu records skipped)%s\n\n", fmt::format("{}", fmt::join(o.cost_models, ", ")).c_str(), o.db.c_str(),
-              set.samples.size(), set.skipped,
+  std::printf("%s on %s: %zu samples (%zu records skipped, %zu measured again in a later session left out)%s\n\n", fmt::format("{}", fmt::join(o.cost_models, ", ")).c_str(), o.db.c_str(),
+              set.samples.size(), set.skipped, set.superseded,
               set.closest_device.empty() ? ""
                                          : fmt::format("; {} device(s) described by the closest known device",
                                                        set.closest_device.size())
@@ -416,6 +419,9 @@ void register_eval_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--max-samples", o.max_samples, "use an even subsample of this many records (0: all)")
       ->capture_default_str();
+  cmd->add_flag("--every-session", o.every_session,
+                "keep every record of a program that several sessions measured (default: only those of its newest "
+                "session, the records within 6 hours of its newest; hosts of one device key differ)");
   cmd->add_option("--threads", o.threads, "training threads")->capture_default_str()->check(positive());
   cmd->add_option("--seed", o.seed, "seed of splits, selection and training")->capture_default_str();
   cmd->add_option("--epochs", o.epochs, "neural models: passes over the training set (0: from its size)")
@@ -438,7 +444,7 @@ void register_eval_command(CLI::App& app) {
                   "first model's cross-model splits)");
   cmd->add_flag(
       "--json", o.json,
-      "print one JSON object {cost_models, samples, skipped, closest_device, off_clock: {device: {MHz: records "
+      "print one JSON object {cost_models, samples, skipped, superseded, closest_device, off_clock: {device: {MHz: records "
       "measured at that clock, not the description's}}, splits: [{model, split, train, test, "
       "mape, rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune, noise_floor: {samples, mape, "
       "..., model: {samples, mape, ...}}}]}");

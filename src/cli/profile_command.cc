@@ -2,9 +2,12 @@
 // compiled and timed in an isolated worker, and write every record (errors included) as a JSON line
 // the moment it is measured (and into the database with --db). Re-running skips what --out or the
 // database already holds for this device, so an interrupted profile resumes. Prints a summary per
-// workload and the profiling throughput.
+// workload and the profiling throughput. With --configs-of, it measures the configs a run ran
+// instead (the kernels a model runs, timed alone on the host of the day).
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -38,9 +41,37 @@ struct ProfileCommandOptions {
   std::string provider = "all";
   std::string out = "records.jsonl";
   std::string db;
+  std::string configs_of;  // a `tensorperf run --json` output: measure only the configs it ran
   bool json = false;
   measure::MeasureOptions measure;
 };
+
+// The configs each kernel of a run ran (`tensorperf run --json`: its ops' workload, provider and
+// config), by workload key. Layout copies (no workload) are not kernels of a task.
+std::map<std::string, std::vector<kernels::Config>> configs_of_run(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw CommandFailed("--configs-of: cannot read " + path, kExitUsage);
+  nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (run.is_discarded() || !run.is_object() || !run.contains("ops") || !run["ops"].is_array())
+    throw CommandFailed("--configs-of: " + path + " is not the output of `tensorperf run --json` (no \"ops\" list)",
+                        kExitUsage);
+  std::map<std::string, std::vector<kernels::Config>> by_workload;
+  for (const nlohmann::json& op : run["ops"]) {
+    if (!op.is_object() || !op.contains("workload") || !op["workload"].is_string() ||
+        op["workload"].get<std::string>().empty())
+      continue;
+    if (!op.contains("provider") || !op["provider"].is_string() || !op.contains("config") || !op["config"].is_object())
+      throw CommandFailed("--configs-of: an op of " + path + " lacks its provider or config", kExitUsage);
+    kernels::Config c{op["provider"].get<std::string>(), op["config"]};
+    auto& configs = by_workload[op["workload"].get<std::string>()];
+    if (std::none_of(configs.begin(), configs.end(), [&](const kernels::Config& x) {
+          return x.provider == c.provider && x.knobs == c.knobs;
+        }))
+      configs.push_back(std::move(c));
+  }
+  if (by_workload.empty()) throw CommandFailed("--configs-of: " + path + " names no kernel", kExitUsage);
+  return by_workload;
+}
 
 std::vector<const kernels::Provider*> select_providers(const std::string& name) {
   if (name == "all") return kernels::providers();
@@ -127,6 +158,7 @@ void run_profile(const ProfileCommandOptions& o) {
   options.sampler = check(measure::parse_sampler(o.sampler));
   options.seed = o.sample_seed;
   options.measure = o.measure;
+  if (!o.configs_of.empty()) options.only_configs = configs_of_run(o.configs_of);
   const auto providers = select_providers(o.provider);
 
   ir::Graph graph = o.source.load();
@@ -167,8 +199,13 @@ void run_profile(const ProfileCommandOptions& o) {
       return db::index_store_records(*store, device.key(), idx).status();
     };
   }
-  std::fprintf(stderr, "profile: %zu tasks of %s, %zu provider(s), up to %d configs each; %zu records known\n",
-               tasks.size(), o.source.name().c_str(), providers.size(), o.configs_per_task, index.size());
+  if (options.only_configs.empty())
+    std::fprintf(stderr, "profile: %zu tasks of %s, %zu provider(s), up to %d configs each; %zu records known\n",
+                 tasks.size(), o.source.name().c_str(), providers.size(), o.configs_per_task, index.size());
+  else
+    std::fprintf(stderr, "profile: %zu tasks of %s, the configs %s ran for %zu of them; %zu records known\n",
+                 tasks.size(), o.source.name().c_str(), o.configs_of.c_str(), options.only_configs.size(),
+                 index.size());
 
   ProgressBar bar;
   auto report =
@@ -198,6 +235,10 @@ void register_profile_command(CLI::App& app) {
                   "configs per workload and provider, the provider's default config included")
       ->check(positive())
       ->capture_default_str();
+  cmd->add_option("--configs-of", o.configs_of,
+                  "measure only the configs a run ran (a `tensorperf run --json` output: each op's workload, provider "
+                  "and config), in place of the default and the sample: the kernels a model runs, timed alone")
+      ->excludes("--configs-per-task");
   cmd->add_option("--sampler", o.sampler, "random (seeded, distinct) or grid (even walk over the space)")
       ->check(CLI::IsMember({"random", "grid"}))
       ->capture_default_str();

@@ -13,6 +13,7 @@ namespace tensorperf::costmodel {
 Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& devices,
                                      const SampleSetOptions& options) {
   if (devices.size() == 0) return Status::NotFound("no device descriptions: the samples need device vectors");
+  SampleSet set;
   std::vector<measure::Record> records;
   db::ScanFilter filter;
   filter.device_key = options.device_key;
@@ -24,6 +25,20 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     if (rec.ok() && rec->ok()) records.push_back(std::move(*rec));
     return Status::Ok();
   }));
+  if (options.newest_session_hours > 0) {
+    auto program_of = [](const measure::Record& r) {
+      return r.device_key + "\n" + r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target;
+    };
+    std::map<std::string, double> newest;
+    for (const measure::Record& r : records) {
+      double& t = newest.try_emplace(program_of(r), r.timestamp).first->second;
+      t = std::max(t, r.timestamp);
+    }
+    const double window_s = options.newest_session_hours * 3600;
+    const size_t before = records.size();
+    std::erase_if(records, [&](const measure::Record& r) { return r.timestamp < newest[program_of(r)] - window_s; });
+    set.superseded = before - records.size();
+  }
   if (options.max_samples > 0 && records.size() > options.max_samples) {
     std::vector<measure::Record> kept;
     const double step = static_cast<double>(records.size()) / static_cast<double>(options.max_samples);
@@ -67,7 +82,6 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
       if (f[k].ok()) programs[keys[k]] = std::move(*f[k]);
     if (options.progress) options.progress(end, firsts.size());
   }
-  SampleSet set;
   for (const Entry& e : entries) {
     const measure::Record& r = *e.record;
     const auto& slot = programs[program_key(e)];

@@ -23,6 +23,13 @@ struct SampleSetOptions {
   // host of the key) is labelled with its seconds times its clock over the description's: the time
   // it would take at the description's clock, to first order (tensorperf predict scales back).
   bool clock_normalise = true;
+  // A program (device, workload, provider, config, target) that several sessions measured: only the
+  // records within this many hours of its newest record are kept (0: all). One device key covers hosts
+  // that run the same kernels up to 1.6x apart, memory-bound ones most (docs/costmodel.md, "Depthwise
+  // convolutions: whose host measured the records"); a later pass that measures the programs the zoo
+  // runs again (scripts/make_dataset.sh --host-pass) then gives the device one host's times for
+  // them, instead of a mean over hosts. Repeats within a session (the noise floor's) are kept.
+  double newest_session_hours = 6;
   // Called now and then with (programs featurised, programs in all).
   std::function<void(size_t, size_t)> progress;
 };
@@ -40,6 +47,7 @@ struct OffClock {
 struct SampleSet {
   std::vector<Sample> samples;
   size_t skipped = 0;                      // samples not made: their workload or config could not be featurised
+  size_t superseded = 0;  // records left out: their program was measured again in a later session
   std::vector<std::string> closest_device;  // device keys described by another device's vector
   std::map<std::string, OffClock> off_clock;  // by device key
 };

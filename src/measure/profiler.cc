@@ -60,10 +60,20 @@ Result<ProfileReport> profile(const std::vector<ir::Task>& tasks,
   int64_t total = 0;
   for (const auto& task : tasks) {
     bool supported = false;
+    const auto only = options.only_configs.find(task.workload.key());
+    if (!options.only_configs.empty() && only == options.only_configs.end()) continue;
     for (const kernels::Provider* p : providers) {
       if (!p->supports(task.workload)) continue;
       supported = true;
-      plan.push_back({&task, p, plan_configs(task.workload, *p, options)});
+      std::vector<kernels::Config> configs;
+      if (options.only_configs.empty()) {
+        configs = plan_configs(task.workload, *p, options);
+      } else {
+        for (const kernels::Config& c : only->second)
+          if (c.provider == p->name()) configs.push_back(c);
+        if (configs.empty()) continue;
+      }
+      plan.push_back({&task, p, std::move(configs)});
       total += static_cast<int64_t>(plan.back().configs.size());
     }
     if (!supported) rep.unsupported.push_back(task.workload.key());

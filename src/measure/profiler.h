@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct ProfileOptions {
   int configs_per_task = 8;  // per (task, provider), the default config included; REQUIRES: >= 1
   SamplerKind sampler = SamplerKind::kRandom;
   uint64_t seed = 0;  // the sample of each (task, provider) depends on it, its key and provider
+  // Non-empty: exactly these configs (each naming its provider) of each workload key are measured,
+  // in place of the default and the sample; a task whose key it lacks is left out. The configs a
+  // run chose (`tensorperf run --json`), to time them alone on the host of the day.
+  std::map<std::string, std::vector<kernels::Config>> only_configs;
   MeasureOptions measure;
   // Runs sharing a store divide the work (null: no sharing). A point claimed by another run is
   // left to it; at the end, the profile waits for those points' records, reading them with

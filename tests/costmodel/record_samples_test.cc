@@ -139,5 +139,46 @@ TEST_F(RecordSamples, RecordsMeasuredAtAnotherClockThanTheDescriptionsAreCounted
   for (const Sample& s : raw->samples) EXPECT_DOUBLE_EQ(s.seconds, 1e-5);
 }
 
+TEST_F(RecordSamples, AProgramMeasuredAgainInALaterSessionKeepsOnlyThatSessionsRecords) {
+  measure::Device device;
+  device.cpu_model = "AMD EPYC";
+  device.isa = "avx512";
+  device.target = "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41";
+  device.threads = 2;
+  device.peak_gflops = 250;
+  DeviceTable devices;
+  devices.add(device);
+  const std::string dense = "dense|float32[1,64];float32[32,64]||bias";
+  const double day = 86400;
+  // Program A: two records of a first session, two of a session three days later (the second of
+  // them an hour after the first: a repeat within the session). Program B: one session only.
+  measure::Record a = onednn_default(dense, device);
+  for (auto [t, cost] : {std::pair{1.7e9, 2e-5}, {1.7e9 + 60, 2.2e-5}, {1.7e9 + 3 * day, 1e-5}, {1.7e9 + 3 * day + 3600, 1.1e-5}}) {
+    a.timestamp = t;
+    a.costs = {cost};
+    ASSERT_TRUE(db::add_record(*store_, a).ok());
+  }
+  measure::Record b = onednn_default(dense, device);
+  b.config["format"] = "plain";
+  b.timestamp = 1.7e9;
+  b.costs = {3e-5};
+  ASSERT_TRUE(db::add_record(*store_, b).ok());
+
+  auto set = samples_from_store(*store_, devices, {});
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->superseded, 2u);
+  std::vector<double> got;
+  for (const Sample& s : set->samples) got.push_back(s.seconds);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<double>{1e-5, 1.1e-5, 3e-5}));
+
+  SampleSetOptions every_session;
+  every_session.newest_session_hours = 0;
+  auto all = samples_from_store(*store_, devices, every_session);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->superseded, 0u);
+  EXPECT_EQ(all->samples.size(), 5u);
+}
+
 }  // namespace
 }  // namespace tensorperf::costmodel

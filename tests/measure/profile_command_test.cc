@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -71,6 +72,34 @@ TEST(ProfileCommand, SqueezeNetGetsRecordsForEveryWorkloadAndResumes) {
   auto again = nlohmann::json::parse(again_text);
   EXPECT_EQ(again["measured"].get<int>(), 0);
   EXPECT_EQ(again["skipped"].get<int>(), summary["measured"].get<int>());
+
+  // --configs-of: the configs a run ran (its ops; a layout copy names no workload), and nothing else.
+  const Record* picked = nullptr;
+  for (const auto& r : file->records)
+    if (r.ok() && r.provider == "onednn" && r.config != nlohmann::json::object()) picked = &r;
+  ASSERT_NE(picked, nullptr);
+  nlohmann::json run_json = {{"ops", nlohmann::json::array({
+      {{"workload", ""}, {"provider", ""}, {"config", nlohmann::json::object()}},
+      {{"workload", picked->workload_key}, {"provider", picked->provider}, {"config", picked->config}},
+      {{"workload", picked->workload_key}, {"provider", picked->provider}, {"config", picked->config}}})}};
+  const std::string run_file = (dir / "run.json").string();
+  std::ofstream(run_file) << run_json.dump();
+  const std::string chosen_out = (dir / "chosen.jsonl").string();
+  auto [rc3, chosen_text] = run(env + bin + " profile --model squeezenet1_1 --threads 1 --min-repeat-ms 1 --repeat 2 " +
+                                "--json --configs-of " + run_file + " --out " + chosen_out + " 2>/dev/null");
+  ASSERT_EQ(rc3, 0) << chosen_text;
+  EXPECT_EQ(nlohmann::json::parse(chosen_text)["measured"].get<int>(), 1);
+  auto chosen = read_record_file(chosen_out);
+  ASSERT_TRUE(chosen.ok());
+  ASSERT_EQ(chosen->records.size(), 1u);
+  EXPECT_EQ(chosen->records[0].workload_key, picked->workload_key);
+  EXPECT_EQ(chosen->records[0].config, picked->config);
+  // A file that is no run's output is a usage error that says so.
+  std::ofstream(run_file) << "{\"model\": \"x\"}";
+  auto [rc4, bad_text] = run(env + bin + " profile --model squeezenet1_1 --configs-of " + run_file + " --out " +
+                             chosen_out + " 2>&1");
+  EXPECT_EQ(rc4, 2) << bad_text;
+  EXPECT_NE(bad_text.find("not the output of `tensorperf run --json`"), std::string::npos) << bad_text;
   fs::remove_all(dir);
 }
 

@@ -121,6 +121,32 @@ TEST_F(ProfilerTest, SecondRunMeasuresNothingNew) {
   fs::remove(path);
 }
 
+TEST_F(ProfilerTest, OnlyConfigsMeasuresExactlyThoseOfEachNamedWorkload) {
+  // A run chose a non-default config for one workload and nothing for the other: that config is
+  // measured alone, neither the default nor a sample, and the other tasks are left out.
+  kernels::Config chosen = testing::fake_config("ok");
+  chosen.knobs["tile"] = 4;
+  kernels::Config other_provider = chosen;
+  other_provider.provider = "halide";
+  options_.only_configs[tasks_[1].workload.key()] = {chosen, other_provider};
+  MemorySink sink;
+  MeasuredIndex index;
+  auto rep = profile(tasks_, {&provider_}, device_, options_, index, sink);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  ASSERT_EQ(sink.records.size(), 1u);
+  EXPECT_EQ(sink.records[0].workload_key, tasks_[1].workload.key());
+  EXPECT_EQ(sink.records[0].provider, "fake");
+  EXPECT_EQ(sink.records[0].config, chosen.knobs);
+  ASSERT_EQ(rep->tasks.size(), 1u);
+  EXPECT_EQ(rep->tasks[0].configs, 1);
+  EXPECT_TRUE(rep->unsupported.empty());
+  // Measured once: a second profile with the same choice skips it.
+  auto again = profile(tasks_, {&provider_}, device_, options_, index, sink);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->measured, 0);
+  EXPECT_EQ(again->skipped, 1);
+}
+
 TEST_F(ProfilerTest, GridSamplerAndADifferentDeviceMeasureAgain) {
   MemorySink sink;
   MeasuredIndex index;

@@ -13,6 +13,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <stdexcept>
 
 #include "db/record_store.h"
 #include "ir/models/zoo.h"
@@ -464,6 +465,29 @@ std::vector<std::string> step_layouts(const ir::Graph& g,
   return layouts;
 }
 
+// A zoo model with oneDNN's default configs loaded, beside its fused ops and each one's layout family
+// as the executor's step runs it (step_layouts): what the estimates made before compiling
+// (layout_chains.h, layout_copies.h) are checked against. Built in place: the executor keeps the graph.
+struct OnednnSteps {
+  OnednnSteps(const char* model, const ir::ModelOptions& model_options) {
+    Result<ir::Graph> g = ir::build_model(model, model_options);
+    if (!g.ok()) throw std::runtime_error(std::string(model) + ": " + g.status().message());
+    graph = std::move(*g);
+    executor = load(graph, options(ConfigPolicy::kOnednn));
+    auto f = ir::fuse_graph(graph);
+    if (!f.ok()) throw std::runtime_error(std::string(model) + ": " + f.status().message());
+    fused = std::move(*f);
+    layouts = step_layouts(graph, fused, *executor);
+    if (layouts.size() != fused.size()) throw std::runtime_error(std::string(model) + ": a fused op has no step");
+  }
+  OnednnSteps(const OnednnSteps&) = delete;
+  OnednnSteps& operator=(const OnednnSteps&) = delete;
+  ir::Graph graph;
+  std::unique_ptr<Executor> executor;
+  std::vector<std::pair<ir::FusedOp, ir::Workload>> fused;
+  std::vector<std::string> layouts;
+};
+
 // The estimate made before compiling (layout_chains.h) chains the activations the executor keeps in
 // native layouts, on models with residual adds (ResNet-18), depthwise convs (MobileNet-V2), concats
 // (SqueezeNet) and element-wise kernels between convolutions (RandWire, NASNet-A), with oneDNN's
@@ -472,13 +496,11 @@ TEST(Executor, EstimatedChainsAreTheExecutorsChains) {
   int passed_through = 0;  // element-wise kernels whose output stays in the chain's layout
   bool channels_last = false;
   for (const char* model : {"resnet18", "mobilenet_v2", "squeezenet1_1", "randwire", "nasnet_a_mobile"}) {
-    Result<ir::Graph> g = ir::build_model(model, {1, 64});
-    ASSERT_TRUE(g.ok()) << model;
-    auto e = load(*g, options(ConfigPolicy::kOnednn));
-    auto fused = ir::fuse_graph(*g);
-    ASSERT_TRUE(fused.ok());
-    const std::vector<std::string> layouts = step_layouts(*g, *fused, *e);
-    ASSERT_EQ(layouts.size(), fused->size()) << model;
+    const OnednnSteps m(model, {1, 64});
+    const ir::Graph* g = &m.graph;
+    const Executor* e = m.executor.get();
+    const auto* fused = &m.fused;
+    const std::vector<std::string>& layouts = m.layouts;
     channels_last |= std::find(layouts.begin(), layouts.end(), "onednn:nhwc") != layouts.end();
     std::vector<ir::NodeId> concats;
     std::vector<ChainedIo> chained = estimate_chained_io(*g, *fused, layouts, &concats);
@@ -535,13 +557,11 @@ TEST(Executor, EstimatedChainsAreTheExecutorsChains) {
 TEST(Executor, EstimatedConversionsAreTheExecutorsConversions) {
   int64_t total = 0;
   for (const char* model : {"resnet18", "mobilenet_v2", "randwire", "nasnet_a_mobile"}) {
-    Result<ir::Graph> g = ir::build_model(model, {1, 64});
-    ASSERT_TRUE(g.ok()) << model;
-    auto e = load(*g, options(ConfigPolicy::kOnednn));
-    auto fused = ir::fuse_graph(*g);
-    ASSERT_TRUE(fused.ok());
-    const std::vector<std::string> layouts = step_layouts(*g, *fused, *e);
-    ASSERT_EQ(layouts.size(), fused->size()) << model;
+    const OnednnSteps m(model, {1, 64});
+    const ir::Graph* g = &m.graph;
+    const Executor* e = m.executor.get();
+    const auto* fused = &m.fused;
+    const std::vector<std::string>& layouts = m.layouts;
     const std::vector<ChainedIo> chained = estimate_chained_io(*g, *fused, layouts);
     std::map<std::string, int64_t> estimated, made;  // anchor name -> bytes converted
     for (size_t i = 0; i < fused->size(); ++i)
@@ -571,13 +591,11 @@ TEST(Executor, EstimatedLayoutCopiesAreTheExecutorsLayoutSteps) {
   int channels_last_total = 0, copies_total = 0;
   bool squeezenet_channels_last = false;
   for (const char* model : {"squeezenet1_1", "inception_v3", "nasnet_a_mobile", "bert_base"}) {
-    Result<ir::Graph> g = ir::build_model(model, small);
-    ASSERT_TRUE(g.ok()) << model;
-    auto e = load(*g, options(ConfigPolicy::kOnednn));
-    auto fused = ir::fuse_graph(*g);
-    ASSERT_TRUE(fused.ok());
-    const std::vector<std::string> layouts = step_layouts(*g, *fused, *e);
-    ASSERT_EQ(layouts.size(), fused->size()) << model;
+    const OnednnSteps m(model, small);
+    const ir::Graph* g = &m.graph;
+    const Executor* e = m.executor.get();
+    const auto* fused = &m.fused;
+    const std::vector<std::string>& layouts = m.layouts;
     if (std::string(model) == "squeezenet1_1")
       squeezenet_channels_last = std::find(layouts.begin(), layouts.end(), "onednn:nhwc") != layouts.end();
     std::vector<ir::NodeId> channels_last;
