@@ -181,11 +181,12 @@ def calibrate(a, tp, model_file, threads, results, results_path):
     networks = sorted({r["model"] for r in results.values()})
     for net in networks:
         keys = [k for k, r in results.items() if r["model"] == net]
-        if all("calibrated_ms" in results[k] for k in keys):
-            continue
         compare_dir = os.path.join(a.out, "compare")
         others = sorted(os.path.join(compare_dir, f) for f in os.listdir(compare_dir)
                         if f.endswith(".json") and f.split("-b")[0] != net)
+        # Fitted again when passes were added since (a run continued with a larger --passes).
+        if all(results[k].get("calibrated_on") == len(others) for k in keys):
+            continue
         if len(others) < 2:
             log("%s: fewer than two other networks' comparisons under %s/compare: not calibrated" % (net, a.out))
             continue
@@ -196,6 +197,7 @@ def calibrate(a, tp, model_file, threads, results, results_path):
             out = json.loads(run([tp, "predict", "--model", net, "--batch", str(r["batch"]), "--cost-model", model_file,
                                   "--db", a.db, "--calibration", cal_file, "--json"] + threads))
             r["calibrated_ms"] = out["predicted_ms"]
+            r["calibrated_on"] = len(others)
             log("%s: calibrated on %d other runs: predicted %.2f ms (uncalibrated %.2f), ran %.2f" %
                 (k, len(others), r["calibrated_ms"], r["predicted_ms"], r["measured_ms"]))
         save(results, results_path)

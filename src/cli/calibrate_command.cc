@@ -69,7 +69,7 @@ void run_calibrate(const CalibrateOptions& o) {
         "those of all runs\n");
   std::printf(
       "classes in fewer than %d runs fall back to a broader class (chained -> alone, pool -> elementwise, "
-      "depthwise -> conv, then all, as gemm does; a copy op -> every copy)\n",
+      "depthwise and conv-lean -> conv, then all, as gemm does; a copy op -> every copy)\n",
       o.min_models);
   if (!o.output.empty())
     std::printf("written to %s (tensorperf predict --calibration %s)\n", o.output.c_str(), o.output.c_str());

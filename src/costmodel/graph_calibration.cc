@@ -38,7 +38,13 @@ std::string calibration_class(const ir::Workload& w, double chained_share) {
     case ir::OpKind::kConv2d: {
       const int64_t groups = w.attrs.get_int("groups", 1);
       const int64_t channels = !w.inputs.empty() && w.inputs[0].rank() >= 2 ? w.inputs[0].shape[1] : 0;
-      cls = groups > 1 && groups == channels ? "depthwise" : "conv";
+      if (groups > 1 && groups == channels) {
+        cls = "depthwise";
+      } else {
+        double bytes = static_cast<double>(w.output.num_bytes());
+        for (const ir::TensorType& t : w.inputs) bytes += static_cast<double>(t.num_bytes());
+        cls = bytes > 0 && w.flops() < kLeanConvFlopsPerByte * bytes ? "conv-lean" : "conv";
+      }
       break;
     }
     case ir::OpKind::kDense:
@@ -61,8 +67,8 @@ std::string calibration_class(const ir::Workload& w, double chained_share) {
 std::string copy_class(std::string_view op) { return op.empty() ? "copy" : "copy " + std::string(op); }
 
 std::vector<std::string> calibration_fallbacks(std::string_view cls) {
-  // A chained operator falls back to its kind run alone; a pool to element-wise ops, a depthwise
-  // convolution to convolutions; everything to every kernel.
+  // A chained operator falls back to its kind run alone; a pool to element-wise ops, a depthwise or
+  // lean convolution to convolutions; everything to every kernel.
   std::vector<std::string> out{std::string(cls)};
   // Copies are predicted from bandwidth, not by the cost model: a copy op falls back to every copy.
   if (cls.rfind("copy", 0) == 0) {
@@ -75,7 +81,7 @@ std::vector<std::string> calibration_fallbacks(std::string_view cls) {
     out.push_back(base);
   }
   if (base == "pool") out.push_back("elementwise");
-  if (base == "depthwise") out.push_back("conv");
+  if (base == "depthwise" || base == "conv-lean") out.push_back("conv");
   // A product of many rows is not a dense layer of a few: those stream their weights from memory,
   // it reuses them from cache. Without products of its own it takes every kernel's fit.
   if (out.back() != "all") out.push_back("all");

@@ -15,7 +15,7 @@
 // first touch of its weights). Both are fitted by least squares over every instance of the class,
 // each squared error over the instance's measured time (errors weighted between absolute and
 // relative), with `added_s` >= 0. A class seen in fewer than `min_models` runs falls back to a
-// broader one (chained to alone, a pool to element-wise ops, a depthwise convolution to
+// broader one (chained to alone, a pool to element-wise ops, a depthwise or lean convolution to
 // convolutions, then every kernel, as a gemm does; a copy op to every copy). And the graph overhead: the median of
 // what a whole run spends beyond its timed kernels and copies. `predict --calibration` applies it.
 //
@@ -40,9 +40,13 @@
 
 namespace tensorperf::costmodel {
 
-inline constexpr int kGraphCalibrationVersion = 5;  // 5: products of many rows are "gemm", not "dense"
+// 5: products of many rows are "gemm", not "dense"; 6: convolutions of few FLOPs per byte are "conv-lean".
+inline constexpr int kGraphCalibrationVersion = 6;
 
-// The calibration class of an operator: "conv", "depthwise", "dense" (dense layers and matrix
+// The calibration class of an operator: "conv", "conv-lean" (a convolution of fewer than
+// kLeanConvFlopsPerByte FLOPs per byte of its input, weights and output, as a 1x1 convolution of
+// few channels: memory-bound, so the graph slows it as it slows an element-wise kernel, not as it
+// slows a convolution that computes from cache), "depthwise", "dense" (dense layers and matrix
 // products of fewer than kGemmRows rows: the weights stream through once, as a CNN's classifier
 // does), "gemm" (products of kGemmRows rows or more on both sides, as a transformer's layers: the
 // operands are reused from cache, so the graph slows them as it slows a convolution, not as it slows
@@ -50,6 +54,7 @@ inline constexpr int kGraphCalibrationVersion = 5;  // 5: products of many rows 
 // half of its activations in its kernel's native layout (`chained_share` >= 0.5,
 // runtime/layout_chains.h).
 inline constexpr int64_t kGemmRows = 32;
+inline constexpr double kLeanConvFlopsPerByte = 8;
 std::string calibration_class(const ir::Workload& w, double chained_share);
 // The class of a layout copy (runtime/layout_copies.h) of op `op`: "copy concat", "copy transpose"
 // (channels-last concats copy from cache on every thread, a transpose or slice on one).

@@ -59,6 +59,22 @@ TEST(GraphCalibration, ClassesFollowTheOperatorAndItsChain) {
   EXPECT_EQ(calibration_fallbacks("copy concat"), (std::vector<std::string>{"copy concat", "copy"}));
 }
 
+TEST(GraphCalibration, ConvolutionsOfFewFlopsPerByteAreLean) {
+  auto w = [](const char* key) { return *ir::parse_workload_key(key); };
+  // MobileNet-V2's expansion at batch 8: 0.31 GFLOP over 6 MB read and 38 MB written, 6.9 per byte.
+  const char* expand =
+      "conv2d|float32[8,16,112,112];float32[96,16,1,1]|dilations=[1,1];groups=1;pads=[0,0,0,0];strides=[1,1]|bias+relu6";
+  EXPECT_EQ(calibration_class(w(expand), 1), "conv-lean:chained");
+  EXPECT_EQ(calibration_class(w(expand), 0), "conv-lean");
+  // The same layer from 64 channels: 1.2 GFLOP over 64 MB, 19 per byte.
+  const char* wide =
+      "conv2d|float32[8,64,112,112];float32[96,64,1,1]|dilations=[1,1];groups=1;pads=[0,0,0,0];strides=[1,1]|bias+relu6";
+  EXPECT_EQ(calibration_class(w(wide), 1), "conv:chained");
+  EXPECT_EQ(calibration_class(w(kConv), 1), "conv:chained");  // a 3x3 of 64 channels: compute-bound
+  EXPECT_EQ(calibration_fallbacks("conv-lean:chained"),
+            (std::vector<std::string>{"conv-lean:chained", "conv-lean", "conv", "all"}));
+}
+
 TEST(GraphCalibration, ProductsOfManyRowsAreGemmsNotDenseLayers) {
   auto w = [](const char* key) { return *ir::parse_workload_key(key); };
   // A CNN's classifier at batch 8 streams its weights; a transformer's layer (8 x 128 rows) reuses them.
