@@ -2,7 +2,7 @@
 """Inter-operator scheduling benchmark: IOS's strategies against the sequential schedule and ONNX Runtime.
 
     /usr/bin/python3 bench/ios/ios_bench.py [--build build] [--models inception_v3,randwire,nasnet_a_mobile,squeezenet1_1]
-        [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 60] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
+        [--batches 1,16] [--threads 2] [--r 3] [--s 8] [--min-gain 0.02] [--search-budget 120] [--rounds 7] [--seconds 1.0] [--db FILE] [--out-dir DIR]
         [--ort node|python] [--no-ort] [--stage-timing cold|cold-first-run|warm] [--warm-stages]
         [--against DIR] [--stage-profile RUNS] [--ceiling-passes 3] [--process-rounds 5] [--profile-runs RUNS]
 
@@ -193,7 +193,7 @@ def main():
     ap.add_argument("--s", type=int, default=8)
     ap.add_argument("--min-gain", type=float, default=0.02,
                     help="a concurrent or merged stage must gain this fraction of its cost (as `schedule --min-gain`)")
-    ap.add_argument("--search-budget", type=float, default=60,
+    ap.add_argument("--search-budget", type=float, default=120,
                     help="seconds each search may take (as `schedule --search-budget`; 0: no limit)")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seconds", type=float, default=1.0)

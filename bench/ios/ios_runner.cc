@@ -2,7 +2,7 @@
 // part of bench/ios/ios_bench.py.
 //
 //   ios_runner --model M --batch B --threads T --db FILE [--r 3] [--s 8] [--min-gain 0.02]
-//              [--search-budget 60] [--rounds 7] [--seconds 1] [--configs onednn|db] [--save-dir DIR]
+//              [--search-budget 120] [--rounds 7] [--seconds 1] [--configs onednn|db] [--save-dir DIR]
 //              [--extra NAME=FILE ...] [--time-only] [--warm-stages | --stage-timing cold|cold-first-run|warm]
 //              [--stage-profile RUNS]
 //              [--profile-runs 0] [--variants NAME,...]
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
   // Every schedule this program times runs with the wait policy `tensorperf schedule` and `run
   // --schedule` use (runtime/omp_wait_policy.h): it may execute this program again.
   runtime::use_active_wait_policy(argv);
-  std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--min-gain", "0.02"}, {"--search-budget", "60"}, {"--rounds", "7"}, {"--seconds", "1"},
+  std::map<std::string, std::string> a = {{"--r", "3"}, {"--s", "8"}, {"--min-gain", "0.02"}, {"--search-budget", "120"}, {"--rounds", "7"}, {"--seconds", "1"},
                                           {"--configs", "onednn"}, {"--threads", "2"}, {"--batch", "1"},
                                           {"--stage-profile", "0"}, {"--profile-runs", "0"}};
   std::vector<std::string> extras;

@@ -34,7 +34,7 @@ struct ScheduleOptions {
   int s = 8;
   int max_block = 24;
   double min_gain = 0.02;
-  double search_budget_s = 60;
+  double search_budget_s = 120;
   std::string cost = "measured";
   std::string output;
   std::string plot_spec;
