@@ -207,8 +207,10 @@ run_choices() {
     { echo "make_dataset: run of $1 b$2 on $3 t$4 failed (see $6); going on"; return 1; }
   mv "$5.part" "$5"
 }
-if [[ "$NATIVE_TOP_UP" == 1 ]]; then
+if [[ "$NATIVE_TOP_UP" == 1 || "$HOST_PASS" == 1 ]]; then
   [[ "$NATIVE_PASSES" =~ ^[1-9][0-9]*$ ]] || { echo "make_dataset: --native-passes takes a positive count" >&2; exit 2; }
+fi
+if [[ "$NATIVE_TOP_UP" == 1 ]]; then
   # Every pass profiles every step on every device; a pass's file is kept once complete, so a re-run
   # goes on where it stopped. The passes time each program minutes apart, and the faster is imported.
   for ((p = 1; p <= NATIVE_PASSES; p++)); do
@@ -256,7 +258,6 @@ if [[ "$NATIVE_TOP_UP" == 1 ]]; then
   exit 0
 fi
 if [[ "$HOST_PASS" == 1 ]]; then
-  [[ "$NATIVE_PASSES" =~ ^[1-9][0-9]*$ ]] || { echo "make_dataset: --native-passes takes a positive count" >&2; exit 2; }
   HOST_DIR="$WORK/host-pass-$(date -u +%F)"
   mkdir -p "$HOST_DIR"
   for ((p = 1; p <= NATIVE_PASSES; p++)); do
