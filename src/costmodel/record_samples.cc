@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -26,18 +27,24 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     return Status::Ok();
   }));
   if (options.newest_session_hours > 0) {
-    auto program_of = [](const measure::Record& r) {
-      return r.device_key + "\n" + r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target;
-    };
-    std::map<std::string, double> newest;
-    for (const measure::Record& r : records) {
-      double& t = newest.try_emplace(program_of(r), r.timestamp).first->second;
-      t = std::max(t, r.timestamp);
+    // Each record's program on its device, numbered once (a config's JSON text is the costly part).
+    std::map<std::string, size_t> program_ids;
+    std::vector<size_t> program_of(records.size());
+    for (size_t i = 0; i < records.size(); ++i) {
+      const measure::Record& r = records[i];
+      const std::string key =
+          r.device_key + "\n" + r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target;
+      program_of[i] = program_ids.try_emplace(key, program_ids.size()).first->second;
     }
+    std::vector<double> newest(program_ids.size(), -std::numeric_limits<double>::infinity());
+    for (size_t i = 0; i < records.size(); ++i) newest[program_of[i]] = std::max(newest[program_of[i]], records[i].timestamp);
     const double window_s = options.newest_session_hours * 3600;
-    const size_t before = records.size();
-    std::erase_if(records, [&](const measure::Record& r) { return r.timestamp < newest[program_of(r)] - window_s; });
-    set.superseded = before - records.size();
+    std::vector<measure::Record> kept;
+    kept.reserve(records.size());
+    for (size_t i = 0; i < records.size(); ++i)
+      if (records[i].timestamp >= newest[program_of[i]] - window_s) kept.push_back(std::move(records[i]));
+    set.superseded = records.size() - kept.size();
+    records = std::move(kept);
   }
   if (options.max_samples > 0 && records.size() > options.max_samples) {
     std::vector<measure::Record> kept;
@@ -47,44 +54,52 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
   }
   // One program per (workload, provider, config, target, chained): a record with native costs
   // gives a second sample, of its program as a graph chains it (features::ProgramRef::chained).
+  // Each entry's program is numbered once: `programs` holds the features of program i.
   struct Entry {
     const measure::Record* record;
     bool chained;
+    size_t program = 0;
   };
   std::vector<Entry> entries;
   for (const measure::Record& r : records) {
     entries.push_back({&r, false});
     if (!r.native_costs.empty()) entries.push_back({&r, true});
   }
-  auto program_key = [](const Entry& e) {
-    const measure::Record& r = *e.record;
-    return r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target + (e.chained ? "\nchained" : "");
-  };
-  // Featurised in chunks (Halide lowering in forked workers, one per chunk); progress after each.
-  std::map<std::string, std::optional<features::ProgramFeatures>> programs;
+  std::vector<std::optional<features::ProgramFeatures>> programs;
   std::vector<const Entry*> firsts;
-  for (const Entry& e : entries)
-    if (programs.emplace(program_key(e), std::nullopt).second) firsts.push_back(&e);
+  {
+    std::map<std::string, size_t> ids;
+    for (Entry& e : entries) {
+      const measure::Record& r = *e.record;
+      const std::string key =
+          r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target + (e.chained ? "\nchained" : "");
+      auto [it, added] = ids.try_emplace(key, ids.size());
+      e.program = it->second;
+      if (added) firsts.push_back(&e);
+    }
+    programs.resize(ids.size());
+  }
+  // Featurised in chunks (Halide lowering in forked workers, one per chunk); progress after each.
   constexpr size_t kChunk = 200;
   for (size_t begin = 0; begin < firsts.size(); begin += kChunk) {
     const size_t end = std::min(firsts.size(), begin + kChunk);
     std::vector<features::ProgramRef> chunk;
-    std::vector<std::string> keys;
+    std::vector<size_t> ids;
     for (size_t i = begin; i < end; ++i) {
       const measure::Record& r = *firsts[i]->record;
       auto w = ir::parse_workload_key(r.workload_key);
       if (!w.ok()) continue;  // no features: its records count as skipped
       chunk.push_back({std::move(*w), kernels::Config{r.provider, r.config}, r.target, firsts[i]->chained});
-      keys.push_back(program_key(*firsts[i]));
+      ids.push_back(firsts[i]->program);
     }
     std::vector<Result<features::ProgramFeatures>> f = features::program_features(chunk);
     for (size_t k = 0; k < f.size(); ++k)
-      if (f[k].ok()) programs[keys[k]] = std::move(*f[k]);
+      if (f[k].ok()) programs[ids[k]] = std::move(*f[k]);
     if (options.progress) options.progress(end, firsts.size());
   }
   for (const Entry& e : entries) {
     const measure::Record& r = *e.record;
-    const auto& slot = programs[program_key(e)];
+    const auto& slot = programs[e.program];
     if (!slot) {
       ++set.skipped;
       continue;

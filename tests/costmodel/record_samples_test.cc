@@ -45,6 +45,19 @@ class RecordSamples : public ::testing::Test {
     return r;
   }
 
+  // A 2-thread AVX-512 EPYC device (`signature` and `clock_mhz` empty: not known).
+  static measure::Device epyc_avx512(const std::string& signature = "", double clock_mhz = 0) {
+    measure::Device device;
+    device.cpu_model = "AMD EPYC";
+    device.cpu_signature = signature;
+    device.isa = "avx512";
+    device.target = "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41";
+    device.threads = 2;
+    device.peak_gflops = 250;
+    device.clock_mhz = clock_mhz;
+    return device;
+  }
+
   std::filesystem::path dir_;
   std::unique_ptr<db::RecordStore> store_;
 };
@@ -93,14 +106,7 @@ TEST_F(RecordSamples, ARecordWithNativeCostsGivesAChainedSampleToo) {
 // other than their description's are counted, per device and clock, and their seconds brought to
 // the described clock (unless asked not to).
 TEST_F(RecordSamples, RecordsMeasuredAtAnotherClockThanTheDescriptionsAreCounted) {
-  measure::Device device;
-  device.cpu_model = "AMD EPYC";
-  device.cpu_signature = "f26m2";
-  device.isa = "avx512";
-  device.target = "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41";
-  device.threads = 2;
-  device.peak_gflops = 250;
-  device.clock_mhz = 2096;
+  const measure::Device device = epyc_avx512("f26m2", 2096);
   DeviceTable devices;
   devices.add(device);
   const std::string dense = "dense|float32[1,64];float32[32,64]||bias";
@@ -140,12 +146,7 @@ TEST_F(RecordSamples, RecordsMeasuredAtAnotherClockThanTheDescriptionsAreCounted
 }
 
 TEST_F(RecordSamples, AProgramMeasuredAgainInALaterSessionKeepsOnlyThatSessionsRecords) {
-  measure::Device device;
-  device.cpu_model = "AMD EPYC";
-  device.isa = "avx512";
-  device.target = "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41";
-  device.threads = 2;
-  device.peak_gflops = 250;
+  const measure::Device device = epyc_avx512();
   DeviceTable devices;
   devices.add(device);
   const std::string dense = "dense|float32[1,64];float32[32,64]||bias";
