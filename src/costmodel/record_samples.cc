@@ -10,6 +10,15 @@
 #include "measure/record.h"
 
 namespace tensorperf::costmodel {
+namespace {
+
+// What a record measured, as text: its workload, provider, config and target (a config's JSON text
+// is the costly part: each use builds it once per record).
+std::string program_text(const measure::Record& r) {
+  return r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target;
+}
+
+}  // namespace
 
 Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& devices,
                                      const SampleSetOptions& options) {
@@ -27,15 +36,12 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     return Status::Ok();
   }));
   if (options.newest_session_hours > 0) {
-    // Each record's program on its device, numbered once (a config's JSON text is the costly part).
+    // Each record's program on its device, numbered once.
     std::map<std::string, size_t> program_ids;
     std::vector<size_t> program_of(records.size());
-    for (size_t i = 0; i < records.size(); ++i) {
-      const measure::Record& r = records[i];
-      const std::string key =
-          r.device_key + "\n" + r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target;
-      program_of[i] = program_ids.try_emplace(key, program_ids.size()).first->second;
-    }
+    for (size_t i = 0; i < records.size(); ++i)
+      program_of[i] =
+          program_ids.try_emplace(records[i].device_key + "\n" + program_text(records[i]), program_ids.size()).first->second;
     std::vector<double> newest(program_ids.size(), -std::numeric_limits<double>::infinity());
     for (size_t i = 0; i < records.size(); ++i) newest[program_of[i]] = std::max(newest[program_of[i]], records[i].timestamp);
     const double window_s = options.newest_session_hours * 3600;
@@ -71,8 +77,7 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     std::map<std::string, size_t> ids;
     for (Entry& e : entries) {
       const measure::Record& r = *e.record;
-      const std::string key =
-          r.workload_key + "\n" + r.provider + "\n" + r.config.dump() + "\n" + r.target + (e.chained ? "\nchained" : "");
+      const std::string key = program_text(r) + (e.chained ? "\nchained" : "");
       auto [it, added] = ids.try_emplace(key, ids.size());
       e.program = it->second;
       if (added) firsts.push_back(&e);

@@ -438,9 +438,31 @@ class TempDb : public ::testing::Test {
     path_ = (std::filesystem::temp_directory_path() / ("tp_sched_" + std::to_string(::getpid()) + ".db")).string();
   }
   void TearDown() override {
+    scheduler_.reset();
+    store_.reset();
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
   }
+  // scheduler_: a scheduler of `g` on oneDNN's defaults (stages timed twice) over store_, an empty
+  // database. Whether a concurrent stage pays is a timing, and a search that found none on a busy
+  // machine would find the same again in the stage costs it cached: a search tried again starts
+  // here again, with the earlier scheduler closed and its database removed.
+  void start_on_an_empty_store(const ir::Graph& g, int verify_rounds) {
+    TearDown();
+    Result<std::unique_ptr<db::RecordStore>> opened = db::open_store(path_, db::OpenMode::kCreate);
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    store_ = std::move(*opened);
+    SchedulerOptions so;
+    so.executor = options(runtime::ConfigPolicy::kOnednn);
+    so.executor.store = store_.get();
+    so.stage_repeat = 2;
+    so.verify_rounds = verify_rounds;
+    Result<std::unique_ptr<Scheduler>> created = Scheduler::create(g, so);
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    scheduler_ = std::move(*created);
+  }
   std::string path_;
+  std::unique_ptr<db::RecordStore> store_;
+  std::unique_ptr<Scheduler> scheduler_;
 };
 
 TEST_F(TempDb, MeasuredSearchCachesStagesInTheDatabaseAndItsScheduleRuns) {
@@ -503,45 +525,32 @@ TEST_F(TempDb, PredictedSearchMeasuresTheConcurrentStagesItPicksUntilItsSchedule
   // Whether a concurrent stage pays is a timing: on a machine busy with other work the search has
   // found none (once, beside another test measuring stages). It searches again on an empty store, at
   // most three times, until its schedule has one: the checks below are about such stages.
-  Result<std::unique_ptr<db::RecordStore>> opened = Status::Internal("not opened");
-  Result<std::unique_ptr<Scheduler>> scheduler = Status::Internal("not created");
   Result<Plan> first = Status::Internal("not searched");
   int concurrent = 0;
   for (int attempt = 0; attempt < 3 && concurrent == 0; ++attempt) {
-    scheduler = Status::Internal("not created");
-    opened = Status::Internal("not opened");
-    TearDown();
-    opened = db::open_store(path_, db::OpenMode::kCreate);
-    ASSERT_TRUE(opened.ok()) << opened.status().message();
-    SchedulerOptions so;
-    so.executor = options(runtime::ConfigPolicy::kOnednn);
-    so.executor.store = opened->get();
-    so.stage_repeat = 2;
-    so.verify_rounds = 16;  // until a round finds nothing new
-    scheduler = Scheduler::create(g, so);
-    ASSERT_TRUE(scheduler.ok()) << scheduler.status().message();
-    first = (*scheduler)->plan(search, CostKind::kPredicted);
+    ASSERT_NO_FATAL_FAILURE(start_on_an_empty_store(g, 16));  // verify until a round finds nothing new
+    first = scheduler_->plan(search, CostKind::kPredicted);
     ASSERT_TRUE(first.ok()) << first.status().message();
     for (const StageChoice& c : first->search.stages) concurrent += c.groups.size() >= 2;
   }
   ASSERT_GT(concurrent, 0) << "three searches found no concurrent stage worth it";
   EXPECT_GT(first->measured, 0);  // operators alone, and the stages the contention model was fitted on
-  EXPECT_GT((*scheduler)->contention_samples(), 0u) << "squeezenet's fire modules have concurrent stages";
-  EXPECT_GT((*scheduler)->contention().scale, 0.0);
-  EXPECT_GE((*scheduler)->contention().shared, 0.0);
+  EXPECT_GT(scheduler_->contention_samples(), 0u) << "squeezenet's fire modules have concurrent stages";
+  EXPECT_GT(scheduler_->contention().scale, 0.0);
+  EXPECT_GE(scheduler_->contention().shared, 0.0);
   // Every concurrent stage of the schedule was measured, and costs what it measured: a second search
   // finds nothing new to check.
   for (const StageChoice& c : first->search.stages) {
     if (c.groups.size() < 2) continue;
-    Result<double> measured = (*scheduler)->stage_cost(c);
+    Result<double> measured = scheduler_->stage_cost(c);
     ASSERT_TRUE(measured.ok()) << measured.status().message();
     EXPECT_DOUBLE_EQ(c.cost_s, *measured);
   }
-  const size_t samples = (*scheduler)->contention_samples();
-  Result<Plan> second = (*scheduler)->plan(search, CostKind::kPredicted);
+  const size_t samples = scheduler_->contention_samples();
+  Result<Plan> second = scheduler_->plan(search, CostKind::kPredicted);
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_EQ(second->measured, 0);
-  EXPECT_EQ((*scheduler)->contention_samples(), samples);
+  EXPECT_EQ(scheduler_->contention_samples(), samples);
   EXPECT_NEAR(second->search.cost_s, first->search.cost_s, 1e-12);
   // The schedule runs and computes what the sequential run does.
   runtime::ExecutorOptions o = options();
@@ -556,27 +565,13 @@ TEST_F(TempDb, ASearchWithCostsFromTheModelsProfileCorrectsEveryStageAndItsSched
   SearchOptions search;
   search.strategy = Strategy::kBoth;
   search.threads = 2;
-  // A schedule with concurrent stages, searched with the sequential schedule's op costs. Whether a
-  // concurrent stage pays is a timing: on a machine busy with other work a search can find none
-  // (CI, beside another test). The stage costs it measured are cached in the database, so a second
-  // search there would find the same: each try starts again on an empty store, at most three times.
-  Result<std::unique_ptr<db::RecordStore>> opened = Status::Internal("not opened");
-  Result<std::unique_ptr<Scheduler>> scheduler = Status::Internal("not created");
+  // A schedule with concurrent stages, searched with the sequential schedule's op costs: at most
+  // three tries, each on an empty store (start_on_an_empty_store), as above.
   Result<Plan> found = Status::Internal("not searched");
   int concurrent = 0;
   for (int attempt = 0; attempt < 3 && concurrent == 0; ++attempt) {
-    scheduler = Status::Internal("not created");
-    opened = Status::Internal("not opened");
-    TearDown();
-    opened = db::open_store(path_, db::OpenMode::kCreate);
-    ASSERT_TRUE(opened.ok()) << opened.status().message();
-    SchedulerOptions so;
-    so.executor = options(runtime::ConfigPolicy::kOnednn);
-    so.executor.store = opened->get();
-    so.stage_repeat = 2;
-    scheduler = Scheduler::create(g, so);
-    ASSERT_TRUE(scheduler.ok()) << scheduler.status().message();
-    Scheduler& s = **scheduler;
+    ASSERT_NO_FATAL_FAILURE(start_on_an_empty_store(g, 1));
+    Scheduler& s = *scheduler_;
 
     // A schedule without concurrent stages has no concurrent factor to fit: its own plan comes back.
     SearchOptions seq = search;
@@ -595,7 +590,7 @@ TEST_F(TempDb, ASearchWithCostsFromTheModelsProfileCorrectsEveryStageAndItsSched
     for (const StageChoice& c : found->search.stages) concurrent += c.groups.size() >= 2;
   }
   ASSERT_GT(concurrent, 0) << "three searches, each on an empty store, found no concurrent stage worth it";
-  Scheduler& s = **scheduler;
+  Scheduler& s = *scheduler_;
   Result<Plan> again = s.plan_in_model(*found, search, 4);
   ASSERT_TRUE(again.ok()) << again.status().message();
   const InModelFactors& f = s.in_model();
