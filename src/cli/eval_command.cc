@@ -5,7 +5,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -190,25 +189,37 @@ void run_eval(const EvalOptions& o) {
   costmodel::DeviceTable devices;
   check(devices.add_directory(o.devices));
   auto store = check(db::open_store(o.db, db::OpenMode::kRead));
-  if (!o.held_out_devices.empty()) {  // before featurising: a misspelt key should not cost minutes
-    std::vector<std::string> stored;
-    for (const db::DeviceSummary& d : check(store->devices())) stored.push_back(d.device.key);
+  // Usage errors that the store's device list shows are found before featurising, which takes minutes.
+  std::vector<std::string> stored;
+  for (const db::DeviceSummary& d : check(store->devices())) stored.push_back(d.device.key);
+  auto cross_cpu_without_two_cpus = [&](const std::set<std::string>& cpus) {
+    return CommandFailed(fmt::format("--split cross-cpu needs records of at least two CPUs; {} holds only {}", o.db,
+                                     cpus.empty() ? std::string("none") : *cpus.begin()),
+                         kExitUsage);
+  };
+  if (listed("cross-cpu")) {
+    std::set<std::string> cpus;
+    for (const std::string& k : stored) cpus.insert(costmodel::cpu_of_device(devices.device_of(k)));
+    if (cpus.size() < 2) throw cross_cpu_without_two_cpus(cpus);
+  }
+  if (!o.held_out_devices.empty()) {
     for (const std::string& k : o.held_out_devices)
       if (std::find(stored.begin(), stored.end(), k) == stored.end())
         throw CommandFailed(fmt::format("--held-out-devices: {} has no records of device '{}' (it has: {})", o.db, k,
                                         fmt::join(stored, ", ")),
                             kExitUsage);
   }
-  std::optional<ProgressBar> progress;
-  if (!o.json) progress.emplace();
+  // Progress goes to stderr with --json too: stdout holds only the JSON, and a whole evaluation takes
+  // minutes to hours.
+  ProgressBar progress;
   costmodel::SampleSetOptions so;
   so.max_samples = o.max_samples;
   if (o.every_session) so.newest_session_hours = 0;
   so.progress = [&](size_t done, size_t all) {
-    if (progress) progress->update(static_cast<int64_t>(done), static_cast<int64_t>(all), "programs featurised");
+    progress.update(static_cast<int64_t>(done), static_cast<int64_t>(all), "programs featurised");
   };
   costmodel::SampleSet set = check(costmodel::samples_from_store(*store, devices, so));
-  if (progress) progress->finish();
+  progress.finish();
   if (set.samples.size() < 10)
     throw CommandFailed(fmt::format("{} has {} usable records; a cost model needs more (make_dataset.sh)", o.db,
                                     set.samples.size()));
@@ -245,10 +256,7 @@ void run_eval(const EvalOptions& o) {
     }
   };
   if (wants("cross-device") && keys.size() >= 2) add_device_splits(costmodel::HoldOut::kDevice);
-  if (listed("cross-cpu") && cpus.size() < 2)
-    throw CommandFailed(fmt::format("--split cross-cpu needs records of at least two CPUs; {} holds only {}", o.db,
-                                    cpus.empty() ? std::string("none") : *cpus.begin()),
-                        kExitUsage);
+  if (listed("cross-cpu") && cpus.size() < 2) throw cross_cpu_without_two_cpus(cpus);  // a CPU without usable records
   if (wants("cross-cpu") && cpus.size() >= 2) add_device_splits(costmodel::HoldOut::kCpu);
   std::vector<SplitResult> results;
   const costmodel::RepeatIndex repeats(set.samples);
@@ -256,9 +264,8 @@ void run_eval(const EvalOptions& o) {
   for (const std::string& m : o.cost_models) {
     Pretrained pretrained;
     for (const costmodel::Split& split : splits) {
-      if (!o.json)
-        std::fprintf(stderr, "eval: [%zu/%zu] %s %s\n", ++step, splits.size() * o.cost_models.size(), m.c_str(),
-                     split.name.c_str());
+      std::fprintf(stderr, "eval: [%zu/%zu] %s %s\n", ++step, splits.size() * o.cost_models.size(), m.c_str(),
+                   split.name.c_str());
       results.push_back(run_split(o, m, set.samples, repeats, split, pretrained));
     }
   }
