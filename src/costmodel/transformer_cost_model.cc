@@ -2,10 +2,13 @@
 // kMaxLeaves, in program order) with a positional encoding of their place in the loop tree
 // (pre-order index, sinusoidal; depth, learned), a transformer encoder pooled over the leaves, beside
 // encoders of the pooled program vector and of the device vector; their fusion goes through an MLP
-// decoder. Targets are Box-Cox transformed latencies (lambda fitted on the training set),
-// standardised; the loss is MSE plus a MAPE term on the latencies themselves, and, given unmeasured
-// target programs (fit_adapted, CostModelOptions::cmd_weight > 0), CDMPP's regulariser: the central
-// moment discrepancy between the embeddings of a training batch and of as many target programs.
+// decoder. The program encoder reads the pooled program vector and the cross features
+// (cross_features.h: the program's data against the device's caches and balance). Targets are
+// latencies over the roofline estimate (roofline.h, as xgb and mlp fit), Box-Cox transformed (lambda
+// fitted on the training set) and standardised; the loss is MSE plus a MAPE term on the latencies
+// themselves, and, given unmeasured target programs (fit_adapted, CostModelOptions::cmd_weight > 0),
+// CDMPP's regulariser: the central moment discrepancy between the embeddings of a training batch and
+// of as many target programs.
 // Samples without a loop nest (oneDNN's) get one zero leaf. Deterministic given the seed.
 #include <algorithm>
 #include <cmath>
@@ -14,8 +17,10 @@
 #include <thread>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/cross_features.h"
 #include "costmodel/moment_discrepancy.h"
 #include "costmodel/neural_cost_models.h"
+#include "costmodel/roofline.h"
 #include "costmodel/torch_params.h"
 #include "measure/device.h"
 #include "features/leaf_features.h"
@@ -29,6 +34,17 @@ constexpr double kMapeWeight = 0.1;
 size_t leaf_width() { return features::leaf_feature_names().size(); }
 size_t program_width() { return features::pooled_feature_names().size(); }
 size_t device_width() { return measure::device_feature_names().size(); }
+// What the program encoder reads: the pooled program vector, then the cross features.
+size_t program_input_width() { return program_width() + cross_feature_names().size(); }
+// The architecture a payload must have been saved with: files of builds before the cross features
+// and the roofline target have narrower program encoders and latencies in other units.
+nlohmann::json architecture() {
+  return {{"max_leaves", kMaxLeaves},
+          {"model", kModel},
+          {"depths", kDepths},
+          {"program_inputs", program_input_width()},
+          {"target", "box_cox_seconds_over_roofline"}};
+}
 
 struct Net : torch::nn::Module {
   Net() {
@@ -40,7 +56,7 @@ struct Net : torch::nn::Module {
                                                          .dim_feedforward(128)
                                                          .dropout(0.0),
                                                      2)));
-    program = register_module("program", torch::nn::Sequential(torch::nn::Linear(static_cast<int64_t>(program_width()), 128),
+    program = register_module("program", torch::nn::Sequential(torch::nn::Linear(static_cast<int64_t>(program_input_width()), 128),
                                                                torch::nn::ReLU(), torch::nn::Linear(128, kModel)));
     device = register_module("device", torch::nn::Sequential(torch::nn::Linear(static_cast<int64_t>(device_width()), 32),
                                                              torch::nn::ReLU()));
@@ -114,8 +130,8 @@ class TransformerCostModel final : public CostModel {
     TP_RETURN_IF_ERROR(check_training_set(train));
     TP_RETURN_IF_ERROR(check(train));
     TP_RETURN_IF_ERROR(check(target));
-    std::vector<double> seconds;
-    for (const Sample& s : train) seconds.push_back(s.seconds);
+    std::vector<double> seconds;  // over the roofline estimate
+    for (const Sample& s : train) seconds.push_back(relative(s));
     torch::manual_seed(options_.seed);
     torch::set_num_threads(1);  // see predict: intra-op threads only slow these small operators down
     fit_box_cox(seconds);
@@ -165,8 +181,8 @@ class TransformerCostModel final : public CostModel {
   void train_steps(std::span<const Sample> train, int epochs, double lr, std::span<const Sample> unlabeled = {}) {
     std::vector<float> y, seconds;
     for (const Sample& s : train) {
-      y.push_back((static_cast<float>(box_cox(s.seconds)) - y_mean_) / y_scale_);
-      seconds.push_back(static_cast<float>(s.seconds));
+      y.push_back((static_cast<float>(box_cox(relative(s))) - y_mean_) / y_scale_);
+      seconds.push_back(static_cast<float>(relative(s)));  // the MAPE term: the same ratio, the same error
     }
     const torch::Tensor target = torch::tensor(y), measured = torch::tensor(seconds);
     torch::optim::Adam adam(net_->parameters(), torch::optim::AdamOptions(lr).weight_decay(1e-5));
@@ -240,7 +256,8 @@ class TransformerCostModel final : public CostModel {
                                           y_mean_)
                               .contiguous();
         const float* v = s.data_ptr<float>();
-        for (size_t i = 0; i < rows.size(); ++i) out[rows[i]] = static_cast<double>(v[i]);
+        for (size_t i = 0; i < rows.size(); ++i)
+          out[rows[i]] = static_cast<double>(v[i]) * roofline_seconds(samples[rows[i]]);
       }
     };
     const size_t workers = std::min(batches, static_cast<size_t>(std::max(1, options_.threads)));
@@ -253,7 +270,7 @@ class TransformerCostModel final : public CostModel {
 
   Result<nlohmann::json> payload() const override {
     if (!net_) return Status::InvalidArgument("the transformer cost model is not trained");
-    return nlohmann::json{{"architecture", {{"max_leaves", kMaxLeaves}, {"model", kModel}, {"depths", kDepths}}},
+    return nlohmann::json{{"architecture", architecture()},
                           {"box_cox_lambda", lambda_},
                           {"y_mean", y_mean_},
                           {"y_scale", y_scale_},
@@ -264,15 +281,16 @@ class TransformerCostModel final : public CostModel {
   }
 
   Status restore(const nlohmann::json& p) {
-    const nlohmann::json arch = {{"max_leaves", kMaxLeaves}, {"model", kModel}, {"depths", kDepths}};
-    if (!p.is_object() || p.value("architecture", nlohmann::json()) != arch || !p.contains("state"))
-      return Status::Corruption("transformer cost model: the payload is not this architecture's");
+    if (!p.is_object() || p.value("architecture", nlohmann::json()) != architecture() || !p.contains("state"))
+      return Status::Corruption(
+          "transformer cost model: the payload is not this build's architecture (a file of an older build: retrain "
+          "it)");
     lambda_ = p.value("box_cox_lambda", 0.0);
     y_mean_ = p.value("y_mean", 0.0f);
     y_scale_ = p.value("y_scale", 1.0f);
     TP_ASSIGN_OR_RETURN(leaf_std_, Standardizer::from_json(p.value("leaf_standardizer", nlohmann::json()), leaf_width()));
     TP_ASSIGN_OR_RETURN(program_std_,
-                        Standardizer::from_json(p.value("program_standardizer", nlohmann::json()), program_width()));
+                        Standardizer::from_json(p.value("program_standardizer", nlohmann::json()), program_input_width()));
     TP_ASSIGN_OR_RETURN(device_std_, Standardizer::from_json(p.value("device_standardizer", nlohmann::json()), device_width()));
     net_ = std::make_shared<Net>();
     TP_RETURN_IF_ERROR(load_module_state(*net_, p["state"]));
@@ -324,6 +342,8 @@ class TransformerCostModel final : public CostModel {
         pad[at] = 0;
       }
       program.insert(program.end(), s.program.begin(), s.program.end());
+      const std::vector<float> cross = cross_features(s);
+      program.insert(program.end(), cross.begin(), cross.end());
       device.insert(device.end(), s.device.begin(), s.device.end());
     }
     Batch out;
@@ -331,7 +351,7 @@ class TransformerCostModel final : public CostModel {
     out.preorder = torch::from_blob(preorder.data(), {b, width}, torch::kFloat32).clone();
     out.depths = torch::from_blob(depths.data(), {b, width}, torch::kInt64).clone();
     out.pad = torch::from_blob(pad.data(), {b, width}, torch::kUInt8).clone().to(torch::kBool);
-    out.program = torch::from_blob(program.data(), {b, static_cast<int64_t>(program_width())}, torch::kFloat32).clone();
+    out.program = torch::from_blob(program.data(), {b, static_cast<int64_t>(program_input_width())}, torch::kFloat32).clone();
     out.device = torch::from_blob(device.data(), {b, static_cast<int64_t>(device_width())}, torch::kFloat32).clone();
     return out;
   }
@@ -363,6 +383,9 @@ class TransformerCostModel final : public CostModel {
     }
     lambda_ = best_lambda;
   }
+  // The training target before Box-Cox: seconds over the roofline estimate, which carries over to
+  // workloads larger than the training set's (roofline.h).
+  static double relative(const Sample& s) { return s.seconds / roofline_seconds(s); }
   double box_cox(double s) const { return lambda_ == 0 ? std::log(s) : (std::pow(s, lambda_) - 1) / lambda_; }
   torch::Tensor inverse_box_cox(const torch::Tensor& y) const {
     if (lambda_ == 0) return torch::exp(y.clamp(-60, 30));

@@ -249,6 +249,28 @@ TEST(CostModel, TransformerLearnsALatencyFromTheLeaves) {
   EXPECT_GT(evaluate(std::vector<double>(test.size(), mean), seconds_of(test), groups_of(test)).mape, 3 * m.mape);
 }
 
+// The transformer's program encoder reads the cross features and its target is relative to the
+// roofline estimate; a file of an older build (narrower encoder, seconds as the target) is refused
+// with a message that says to retrain, not loaded into the wrong shapes.
+TEST(CostModel, TransformerFilesOfAnOlderArchitectureSayRetrain) {
+  CostModelOptions o;
+  o.epochs = 2;
+  auto model = make_cost_model("transformer", o);
+  ASSERT_TRUE(model.ok() && (*model)->fit(with_random_leaves(synthetic(200, 31), 32)).ok());
+  const std::string path = ::testing::TempDir() + "/transformer_arch.json";
+  ASSERT_TRUE(save_cost_model(**model, path).ok());
+  nlohmann::json file = nlohmann::json::parse(std::ifstream(path));
+  EXPECT_EQ(file["payload"]["architecture"]["target"], "box_cox_seconds_over_roofline");
+  ASSERT_TRUE(load_cost_model(path).ok());
+  nlohmann::json older = file;
+  older["payload"]["architecture"].erase("program_inputs");
+  older["payload"]["architecture"].erase("target");
+  std::ofstream(path) << older.dump();
+  auto s = load_cost_model(path);
+  EXPECT_EQ(s.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(s.status().message().find("retrain"), std::string::npos) << s.status().message();
+}
+
 TEST_P(EveryCostModel, FitAndPredictCheckTheirInput) {
   auto model = make_cost_model(GetParam());
   ASSERT_TRUE(model.ok());
