@@ -202,13 +202,11 @@ void run_eval(const EvalOptions& o) {
     for (const std::string& k : stored) cpus.insert(costmodel::cpu_of_device(devices.device_of(k)));
     if (cpus.size() < 2) throw cross_cpu_without_two_cpus(cpus);
   }
-  if (!o.held_out_devices.empty()) {
-    for (const std::string& k : o.held_out_devices)
-      if (std::find(stored.begin(), stored.end(), k) == stored.end())
-        throw CommandFailed(fmt::format("--held-out-devices: {} has no records of device '{}' (it has: {})", o.db, k,
-                                        fmt::join(stored, ", ")),
-                            kExitUsage);
-  }
+  for (const std::string& k : o.held_out_devices)
+    if (std::find(stored.begin(), stored.end(), k) == stored.end())
+      throw CommandFailed(fmt::format("--held-out-devices: {} has no records of device '{}' (it has: {})", o.db, k,
+                                      fmt::join(stored, ", ")),
+                          kExitUsage);
   // Progress goes to stderr with --json too: stdout holds only the JSON, and a whole evaluation takes
   // minutes to hours.
   ProgressBar progress;

@@ -181,8 +181,9 @@ class TransformerCostModel final : public CostModel {
   void train_steps(std::span<const Sample> train, int epochs, double lr, std::span<const Sample> unlabeled = {}) {
     std::vector<float> y, seconds;
     for (const Sample& s : train) {
-      y.push_back((static_cast<float>(box_cox(relative(s))) - y_mean_) / y_scale_);
-      seconds.push_back(static_cast<float>(relative(s)));  // the MAPE term: the same ratio, the same error
+      const double ratio = relative(s);  // the MAPE term too: the same ratio, the same relative error
+      y.push_back((static_cast<float>(box_cox(ratio)) - y_mean_) / y_scale_);
+      seconds.push_back(static_cast<float>(ratio));
     }
     const torch::Tensor target = torch::tensor(y), measured = torch::tensor(seconds);
     torch::optim::Adam adam(net_->parameters(), torch::optim::AdamOptions(lr).weight_decay(1e-5));
