@@ -29,6 +29,7 @@ namespace tensorperf::costmodel {
 namespace {
 
 constexpr int64_t kMaxLeaves = 32, kModel = 64, kDepths = 16;
+constexpr size_t kPool = 16;  // training batches per pool sorted by leaf count
 constexpr double kMapeWeight = 0.1;
 
 size_t leaf_width() { return features::leaf_feature_names().size(); }
@@ -178,6 +179,10 @@ class TransformerCostModel final : public CostModel {
 
   // Adam over shuffled mini-batches of `train`, loss MSE of the standardised Box-Cox target + MAPE,
   // + cmd_weight x CMD(embeddings of the batch, of as many random `unlabeled` programs).
+  // Each epoch shuffles the samples, sorts each pool of kPool batches' worth of them by leaf count,
+  // cuts the pools into batches and takes the batches in random order. A batch computes at its own
+  // widest program: padding is masked, so a narrower batch gives the same result at less cost, and a
+  // batch of 1-leaf programs (oneDNN's) does not run the encoder over 32 positions.
   void train_steps(std::span<const Sample> train, int epochs, double lr, std::span<const Sample> unlabeled = {}) {
     std::vector<float> y, seconds;
     for (const Sample& s : train) {
@@ -191,20 +196,30 @@ class TransformerCostModel final : public CostModel {
     const Batch all = standardized(raw_batch(train, 0, n));
     const bool adapt = options_.cmd_weight > 0 && !unlabeled.empty();
     const Batch goal = adapt ? standardized(raw_batch(unlabeled, 0, unlabeled.size())) : Batch{};
+    const std::vector<int64_t> width = leaf_counts(train), goal_width = adapt ? leaf_counts(unlabeled) : std::vector<int64_t>{};
     std::vector<int64_t> order(n);
     std::iota(order.begin(), order.end(), 0);
+    std::vector<size_t> starts;
+    for (size_t b = 0; b < n; b += batch) starts.push_back(b);
     std::mt19937_64 rng(options_.seed);
     std::uniform_int_distribution<int64_t> any_target(0, adapt ? static_cast<int64_t>(unlabeled.size()) - 1 : 0);
     net_->train();
     for (int e = 0; e < epochs; ++e) {
       std::shuffle(order.begin(), order.end(), rng);
-      for (size_t b = 0; b < n; b += batch) {
+      for (size_t p = 0; p < n; p += kPool * batch)
+        std::stable_sort(order.begin() + static_cast<long>(p), order.begin() + static_cast<long>(std::min(n, p + kPool * batch)),
+                         [&](int64_t a, int64_t b) { return width[static_cast<size_t>(a)] < width[static_cast<size_t>(b)]; });
+      std::shuffle(starts.begin(), starts.end(), rng);
+      for (size_t b : starts) {
         const int64_t len = static_cast<int64_t>(std::min(batch, n - b));
         torch::Tensor idx = torch::from_blob(order.data() + b, {len}, torch::kInt64);
+        int64_t w = 1;
+        for (int64_t i = 0; i < len; ++i) w = std::max(w, width[static_cast<size_t>(order[b + static_cast<size_t>(i)])]);
         auto pick = [&](const torch::Tensor& t) { return t.index_select(0, idx); };
+        auto pick_leaves = [&](const torch::Tensor& t) { return t.index_select(0, idx).narrow(1, 0, w); };
         adam.zero_grad();
-        torch::Tensor mine = net_->embed(pick(all.leaves), pick(all.preorder), pick(all.depths), pick(all.pad),
-                                         pick(all.program), pick(all.device));
+        torch::Tensor mine = net_->embed(pick_leaves(all.leaves), pick_leaves(all.preorder), pick_leaves(all.depths),
+                                         pick_leaves(all.pad), pick(all.program), pick(all.device));
         torch::Tensor pred = net_->decoder->forward(mine).squeeze(1);
         torch::Tensor loss = torch::mse_loss(pred, pick(target));
         torch::Tensor m = pick(measured);
@@ -212,11 +227,16 @@ class TransformerCostModel final : public CostModel {
         loss = loss + kMapeWeight * ((s - m).abs() / m).clamp_max(10.0).mean();
         if (adapt) {
           std::vector<int64_t> rows(static_cast<size_t>(len));
-          for (int64_t& r : rows) r = any_target(rng);
+          int64_t gw = 1;
+          for (int64_t& r : rows) {
+            r = any_target(rng);
+            gw = std::max(gw, goal_width[static_cast<size_t>(r)]);
+          }
           torch::Tensor t = torch::tensor(rows);
           auto at = [&](const torch::Tensor& x) { return x.index_select(0, t); };
-          torch::Tensor theirs = net_->embed(at(goal.leaves), at(goal.preorder), at(goal.depths), at(goal.pad),
-                                             at(goal.program), at(goal.device));
+          auto at_leaves = [&](const torch::Tensor& x) { return x.index_select(0, t).narrow(1, 0, gw); };
+          torch::Tensor theirs = net_->embed(at_leaves(goal.leaves), at_leaves(goal.preorder), at_leaves(goal.depths),
+                                             at_leaves(goal.pad), at(goal.program), at(goal.device));
           loss = loss + options_.cmd_weight * central_moment_discrepancy(mine, theirs);
         }
         loss.backward();
@@ -311,6 +331,14 @@ class TransformerCostModel final : public CostModel {
                                        " device, " + std::to_string(leaf_width()) + " per leaf)");
     }
     return Status::Ok();
+  }
+
+  // How many positions each sample fills in raw_batch: its chosen leaves, or its one zero leaf.
+  static std::vector<int64_t> leaf_counts(std::span<const Sample> samples) {
+    std::vector<int64_t> out;
+    out.reserve(samples.size());
+    for (const Sample& s : samples) out.push_back(std::clamp<int64_t>(static_cast<int64_t>(s.leaves.size()), 1, kMaxLeaves));
+    return out;
   }
 
   // Padded to the most leaves any of the samples has (at least one).
