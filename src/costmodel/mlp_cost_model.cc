@@ -11,6 +11,7 @@
 #include "costmodel/neural_cost_models.h"
 #include "costmodel/roofline.h"
 #include "costmodel/torch_params.h"
+#include "costmodel/training_schedule.h"
 #include "measure/device.h"
 
 namespace tensorperf::costmodel {
@@ -138,7 +139,8 @@ class MlpCostModel final : public CostModel {
   }
 
  private:
-  // Adam over shuffled mini-batches of (x, target), both standardised.
+  // Adam over shuffled mini-batches of (x, target), both standardised, on the schedule of
+  // training_schedule.h (the rate falls, the last epochs' weights are averaged).
   void train_steps(const torch::Tensor& x, const torch::Tensor& target, int epochs, double lr) {
     torch::optim::Adam adam(net_->parameters(), torch::optim::AdamOptions(lr).weight_decay(1e-5));
     const int64_t n = x.size(0), batch = 256;
@@ -146,7 +148,7 @@ class MlpCostModel final : public CostModel {
     std::iota(order.begin(), order.end(), 0);
     std::mt19937_64 rng(options_.seed);
     net_->train();
-    for (int e = 0; e < epochs; ++e) {
+    train_on_schedule(*net_, adam, lr, epochs, [&](int) {
       std::shuffle(order.begin(), order.end(), rng);
       for (int64_t b = 0; b < n; b += batch) {
         const int64_t len = std::min(batch, n - b);
@@ -156,7 +158,7 @@ class MlpCostModel final : public CostModel {
         loss.backward();
         adam.step();
       }
-    }
+    });
     net_->eval();
   }
 

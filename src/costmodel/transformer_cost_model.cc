@@ -22,6 +22,7 @@
 #include "costmodel/neural_cost_models.h"
 #include "costmodel/roofline.h"
 #include "costmodel/torch_params.h"
+#include "costmodel/training_schedule.h"
 #include "measure/device.h"
 #include "features/leaf_features.h"
 
@@ -178,7 +179,8 @@ class TransformerCostModel final : public CostModel {
   }
 
   // Adam over shuffled mini-batches of `train`, loss MSE of the standardised Box-Cox target + MAPE,
-  // + cmd_weight x CMD(embeddings of the batch, of as many random `unlabeled` programs).
+  // + cmd_weight x CMD(embeddings of the batch, of as many random `unlabeled` programs), on the
+  // schedule of training_schedule.h (the rate falls, the last epochs' weights are averaged).
   // Each epoch shuffles the samples, sorts each pool of kPool batches' worth of them by leaf count,
   // cuts the pools into batches and takes the batches in random order. A batch computes at its own
   // widest program: padding is masked, so a narrower batch gives the same result at less cost, and a
@@ -204,7 +206,7 @@ class TransformerCostModel final : public CostModel {
     std::mt19937_64 rng(options_.seed);
     std::uniform_int_distribution<int64_t> any_target(0, adapt ? static_cast<int64_t>(unlabeled.size()) - 1 : 0);
     net_->train();
-    for (int e = 0; e < epochs; ++e) {
+    train_on_schedule(*net_, adam, lr, epochs, [&](int) {
       std::shuffle(order.begin(), order.end(), rng);
       for (size_t p = 0; p < n; p += kPool * batch)
         std::stable_sort(order.begin() + static_cast<long>(p), order.begin() + static_cast<long>(std::min(n, p + kPool * batch)),
@@ -242,7 +244,7 @@ class TransformerCostModel final : public CostModel {
         loss.backward();
         adam.step();
       }
-    }
+    });
     net_->eval();
   }
 
