@@ -24,6 +24,7 @@
 #include "costmodel/record_samples.h"
 #include "costmodel/splits.h"
 #include "db/record_store.h"
+#include "features/feature_cache.h"
 #include "ir/models/zoo.h"
 #include "ir/task_extraction.h"
 
@@ -40,6 +41,7 @@ struct EvalOptions {
   std::vector<double> shares = {1, 5, 10};
   size_t max_samples = 0;
   bool every_session = false;  // keep the records of every session that measured a program
+  std::string feature_cache;   // empty: features::default_feature_cache_path(); "off": none
   int threads = 1;
   uint64_t seed = 0;
   int epochs = 0;
@@ -212,12 +214,32 @@ void run_eval(const EvalOptions& o) {
   ProgressBar progress;
   costmodel::SampleSetOptions so;
   so.max_samples = o.max_samples;
+  std::unique_ptr<features::FeatureCache> feature_cache;
+  if (o.feature_cache != "off") {
+    const std::string path = o.feature_cache.empty() ? features::default_feature_cache_path() : o.feature_cache;
+    Result<std::unique_ptr<features::FeatureCache>> opened = features::FeatureCache::open(path);
+    if (opened.ok()) {
+      feature_cache = std::move(*opened);
+      so.feature_cache = feature_cache.get();
+    } else if (!o.feature_cache.empty()) {  // a file the user named
+      throw CommandFailed(opened.status().message() + " (--feature-cache off featurises without one)", kExitUsage);
+    } else {
+      std::fprintf(stderr, "warning: %s; featurising without a feature cache\n", opened.status().message().c_str());
+    }
+  }
   if (o.every_session) so.newest_session_hours = 0;
   so.progress = [&](size_t done, size_t all) {
     progress.update(static_cast<int64_t>(done), static_cast<int64_t>(all), "programs featurised");
   };
   costmodel::SampleSet set = check(costmodel::samples_from_store(*store, devices, so));
   progress.finish();
+  if (feature_cache != nullptr) {
+    std::fprintf(stderr, "eval: %zu programs' features read from %s, %zu featurised\n", feature_cache->hits(),
+                 feature_cache->path().c_str(), feature_cache->computed());
+    if (feature_cache->write_errors() > 0)
+      std::fprintf(stderr, "warning: %zu chunks of features could not be written to %s (the next run featurises them again)\n",
+                   feature_cache->write_errors(), feature_cache->path().c_str());
+  }
   if (set.samples.size() < 10)
     throw CommandFailed(fmt::format("{} has {} usable records; a cost model needs more (make_dataset.sh)", o.db,
                                     set.samples.size()));
@@ -331,6 +353,11 @@ void run_eval(const EvalOptions& o) {
                        {"samples", set.samples.size()},
                        {"skipped", set.skipped},
                        {"superseded", set.superseded},
+                       {"feature_cache", feature_cache == nullptr
+                                             ? nlohmann::json(nullptr)
+                                             : nlohmann::json{{"path", feature_cache->path()},
+                                                              {"hits", feature_cache->hits()},
+                                                              {"computed", feature_cache->computed()}}},
                        {"closest_device", set.closest_device},
                        {"off_clock", nlohmann::json::object()},
                        {"splits", nlohmann::json::array()}};
@@ -427,6 +454,10 @@ void register_eval_command(CLI::App& app) {
   cmd->add_flag("--every-session", o.every_session,
                 "keep every record of a program that several sessions measured (default: only those of its newest "
                 "session, the records within 6 hours of its newest; hosts of one device key differ)");
+  cmd->add_option("--feature-cache", o.feature_cache,
+                  "file of program features kept between runs (an SQLite file; default: "
+                  "$XDG_CACHE_HOME/tensorperf/features.sqlite, else ~/.cache/tensorperf/features.sqlite; off: "
+                  "featurise every program on every run)");
   cmd->add_option("--threads", o.threads, "training threads")->capture_default_str()->check(positive());
   cmd->add_option("--seed", o.seed, "seed of splits, selection and training")->capture_default_str();
   cmd->add_option("--epochs", o.epochs, "neural models: passes over the training set (0: from its size)")
@@ -449,7 +480,7 @@ void register_eval_command(CLI::App& app) {
                   "first model's cross-model splits)");
   cmd->add_flag(
       "--json", o.json,
-      "print one JSON object {cost_models, samples, skipped, superseded, closest_device, off_clock: {device: {MHz: records "
+      "print one JSON object {cost_models, samples, skipped, superseded, feature_cache: {path, hits, computed} or null, closest_device, off_clock: {device: {MHz: records "
       "measured at that clock, not the description's}}, splits: [{model, split, train, test, "
       "mape, rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune, noise_floor: {samples, mape, "
       "..., model: {samples, mape, ...}}}]}");

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "features/feature_cache.h"
 #include "ir/workload.h"
 #include "measure/record.h"
 
@@ -84,7 +85,8 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     }
     programs.resize(ids.size());
   }
-  // Featurised in chunks (Halide lowering in forked workers, one per chunk); progress after each.
+  // Featurised in chunks (Halide lowering in forked workers, one per chunk), or read from the feature
+  // cache; progress after each.
   constexpr size_t kChunk = 200;
   for (size_t begin = 0; begin < firsts.size(); begin += kChunk) {
     const size_t end = std::min(firsts.size(), begin + kChunk);
@@ -97,7 +99,8 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
       chunk.push_back({std::move(*w), kernels::Config{r.provider, r.config}, r.target, firsts[i]->chained});
       ids.push_back(firsts[i]->program);
     }
-    std::vector<Result<features::ProgramFeatures>> f = features::program_features(chunk);
+    std::vector<Result<features::ProgramFeatures>> f =
+        options.feature_cache != nullptr ? options.feature_cache->features(chunk) : features::program_features(chunk);
     for (size_t k = 0; k < f.size(); ++k)
       if (f[k].ok()) programs[ids[k]] = std::move(*f[k]);
     if (options.progress) options.progress(end, firsts.size());

@@ -14,6 +14,10 @@
 #include "costmodel/sample.h"
 #include "db/record_store.h"
 
+namespace tensorperf::features {
+class FeatureCache;
+}
+
 namespace tensorperf::costmodel {
 
 struct SampleSetOptions {
@@ -30,6 +34,9 @@ struct SampleSetOptions {
   // runs again (scripts/make_dataset.sh --host-pass) then gives the device one host's times for
   // them, instead of a mean over hosts. Repeats within a session (the noise floor's) are kept.
   double newest_session_hours = 6;
+  // Where features computed before are read from and new ones kept (features/feature_cache.h);
+  // null: every program is featurised.
+  features::FeatureCache* feature_cache = nullptr;
   // Called now and then with (programs featurised, programs in all).
   std::function<void(size_t, size_t)> progress;
 };

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/cache_dir.h"
 #include "measure/device_peaks.h"
 
 namespace tensorperf::measure {
@@ -161,10 +162,7 @@ std::string model_slug(const std::string& model) {
 }
 
 fs::path cache_dir(const DeviceOptions& o) {
-  if (!o.cache_dir.empty()) return o.cache_dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "tensorperf";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "tensorperf";
-  return fs::temp_directory_path() / "tensorperf-cache";
+  return o.cache_dir.empty() ? user_cache_dir() : fs::path(o.cache_dir);
 }
 
 bool load_cached_peaks(const fs::path& file, Device& d) {

@@ -542,10 +542,16 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
       << R"("l1d_bytes":32768,"l2_bytes":524288,"l3_bytes":33554432,"peak_gflops":150,"mem_bandwidth_gbs":12,)"
       << R"("clock_mhz":2000})";
   const std::string model = (dir / "model.json").string();
-  CmdResult r =
-      tensorperf("eval --db " + db + " --devices " + dir.string() + " --split random --save " + model + " --json");
+  // Features go to a cache of the test's own; the evals of the other database below read them back.
+  const std::string cache = " --feature-cache " + (dir / "cache" / "features.sqlite").string();
+  CmdResult r = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split random --save " + model +
+                           cache + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["feature_cache"]["hits"], 0);
+  const int programs = j["feature_cache"]["computed"].get<int>();
+  EXPECT_GT(programs, 0);
+  EXPECT_LE(programs, 36);
   // Progress goes to stderr with --json too; stdout is the JSON alone (parsed above).
   EXPECT_NE(r.err.find("eval: [1/1] xgb random"), std::string::npos) << r.err;
   EXPECT_EQ(j["samples"], 36);
@@ -567,11 +573,15 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
     out.close();
     const std::string other = (dir / "other_host.db").string();
     ASSERT_EQ(tensorperf("db import --db " + other + " " + (dir / "other_host.jsonl").string()).exit_code, 0);
-    CmdResult e = tensorperf("eval --db " + other + " --devices " + dir.string() + " --split random --json");
+    CmdResult e = tensorperf("eval --db " + other + " --devices " + dir.string() + " --split random" + cache + " --json");
     ASSERT_EQ(e.exit_code, 0) << e.err;
+    // The same programs: every one read from the cache, none featurised again.
+    EXPECT_EQ(nlohmann::json::parse(e.out)["feature_cache"]["hits"], programs);
+    EXPECT_EQ(nlohmann::json::parse(e.out)["feature_cache"]["computed"], 0);
+    EXPECT_NE(e.err.find(std::to_string(programs) + " programs' features read from "), std::string::npos) << e.err;
     EXPECT_EQ(nlohmann::json::parse(e.out)["off_clock"],
               nlohmann::json::parse(R"({"x86_64-amd-epyc-avx512-t2": {"2600": 36}})"));
-    CmdResult table = tensorperf("eval --db " + other + " --devices " + dir.string() + " --split random");
+    CmdResult table = tensorperf("eval --db " + other + " --devices " + dir.string() + " --split random" + cache);
     ASSERT_EQ(table.exit_code, 0) << table.err;
     EXPECT_NE(table.out.find("36 records of x86_64-amd-epyc-avx512-t2 were measured at 2600 MHz; the description of "),
               std::string::npos)
@@ -823,6 +833,11 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   CmdResult bad = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split sideways");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  // A feature cache that is another kind of file: refused in one line that names the way out.
+  CmdResult not_cache = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split random --feature-cache " + db);
+  EXPECT_EQ(not_cache.exit_code, 2);
+  EXPECT_EQ(lines(not_cache.err), 1) << not_cache.err;
+  EXPECT_NE(not_cache.err.find("--feature-cache off"), std::string::npos) << not_cache.err;
   // This database holds one CPU's records: nothing to hold out a CPU against.
   CmdResult one_cpu = tensorperf("eval --db " + db + " --devices " + dir.string() + " --split cross-cpu --json");
   EXPECT_EQ(one_cpu.exit_code, 2);
