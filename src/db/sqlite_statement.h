@@ -1,5 +1,6 @@
-// A prepared SQLite statement that finalises itself, with typed binds and column reads: what the
-// SQLite store and other SQLite files of the project (the feature cache) share.
+// A prepared SQLite statement that finalises itself, with typed binds and column reads, and running
+// SQL without results: what the SQLite store and other SQLite files of the project (the feature
+// cache) share.
 #pragma once
 
 #include <sqlite3.h>
@@ -53,5 +54,16 @@ class SqliteStatement {
  private:
   sqlite3_stmt* s_ = nullptr;
 };
+
+// Runs `sql` (one or more statements, no results). Internal: `context` followed by SQLite's message.
+inline Status sqlite_exec(sqlite3* db, const char* sql, const std::string& context) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    return Status::Internal(context + msg);
+  }
+  return Status::Ok();
+}
 
 }  // namespace tensorperf::db

@@ -161,15 +161,7 @@ class SqliteStore final : public RecordStore {
         top, max_chunk_id;
   };
 
-  Status exec(const char* sql) {
-    char* err = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-      std::string msg = err ? err : sqlite3_errmsg(db_);
-      sqlite3_free(err);
-      return Status::Internal("sqlite (" + path_ + "): " + msg);
-    }
-    return Status::Ok();
-  }
+  Status exec(const char* sql) { return sqlite_exec(db_, sql, "sqlite (" + path_ + "): "); }
   Status error(const char* what) const {
     return Status::Internal("sqlite (" + path_ + "): " + what + ": " + sqlite3_errmsg(db_));
   }

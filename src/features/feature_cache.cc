@@ -3,12 +3,12 @@
 #include <sqlite3.h>
 #include <zstd.h>
 
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
 
 #include "base/cache_dir.h"
+#include "base/unix_time.h"
 #include "db/content_hash.h"
 #include "db/sqlite_statement.h"
 #include "features/leaf_features.h"
@@ -125,13 +125,13 @@ std::vector<ProgramRef> canary_programs() {
         std::vector<kernels::Config> seeds = provider->seed_configs(*w, targets[0]);
         if (!seeds.empty()) configs.push_back(seeds.front());
       }
-      for (const kernels::Config& c : configs) {
-        for (const std::string& target : targets) {
-          out.push_back({*w, c, target, false});
-          if (i == 0) out.push_back({*w, c, target, true});
-          if (i > 0) break;  // both targets for the first workload only
+      // Both targets, chained and not, for the first workload; the first target for the others.
+      const size_t target_count = i == 0 ? std::size(targets) : 1;
+      for (const kernels::Config& c : configs)
+        for (size_t t = 0; t < target_count; ++t) {
+          out.push_back({*w, c, targets[t], false});
+          if (i == 0) out.push_back({*w, c, targets[t], true});
         }
-      }
     }
   }
   return out;
@@ -149,10 +149,6 @@ Result<std::string> compute_fingerprint() {
     text += f[i].ok() ? raw_bytes(*f[i]) : "error: " + f[i].status().message();
   }
   return db::to_hex(db::content_hash(text));
-}
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -217,15 +213,7 @@ struct FeatureCache::Impl {
   Status error(const std::string& what) const {
     return Status::Internal("feature cache " + path + ": " + what + ": " + sqlite3_errmsg(db));
   }
-  Status exec(const char* sql) {
-    char* message = nullptr;
-    if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-      std::string m = message != nullptr ? message : "unknown error";
-      sqlite3_free(message);
-      return Status::Internal("feature cache " + path + ": " + m);
-    }
-    return Status::Ok();
-  }
+  Status exec(const char* sql) { return db::sqlite_exec(db, sql, "feature cache " + path + ": "); }
 };
 
 Result<std::unique_ptr<FeatureCache>> FeatureCache::open(const std::string& path) {
@@ -279,7 +267,7 @@ Result<std::unique_ptr<FeatureCache>> FeatureCache::open(const std::string& path
                       "ON CONFLICT(fingerprint) DO UPDATE SET used_at = excluded.used_at");
     if (st.ok()) {
       used.text(1, fingerprint);
-      used.real(2, now_s());
+      used.real(2, unix_seconds());
       if (sqlite3_step(used.get()) != SQLITE_DONE) st = impl->error("cannot record its fingerprint");
     }
   }
