@@ -40,7 +40,6 @@ struct EvalOptions {
   std::vector<std::string> held_out_devices;  // cross-device, cross-cpu: hold out only these (empty: each)
   std::vector<double> shares = {1, 5, 10};
   size_t max_samples = 0;
-  std::string subsample = "records";  // what --max-samples draws: records, or programs with all their devices
   bool every_session = false;  // keep the records of every session that measured a program
   std::string feature_cache;   // empty: features::default_feature_cache_path(); "off": none
   int threads = 1;
@@ -215,7 +214,6 @@ void run_eval(const EvalOptions& o) {
   ProgressBar progress;
   costmodel::SampleSetOptions so;
   so.max_samples = o.max_samples;
-  so.whole_programs = o.subsample == "programs";
   std::unique_ptr<features::FeatureCache> feature_cache;
   if (o.feature_cache != "off") {
     const std::string path = o.feature_cache.empty() ? features::default_feature_cache_path() : o.feature_cache;
@@ -453,11 +451,6 @@ void register_eval_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--max-samples", o.max_samples, "use an even subsample of this many records (0: all)")
       ->capture_default_str();
-  cmd->add_option("--subsample", o.subsample,
-                  "what --max-samples draws: records (evenly), or programs (workload, provider, config) with every "
-                  "device's records of each, as xgb-peers needs")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"records", "programs"}));
   cmd->add_flag("--every-session", o.every_session,
                 "keep every record of a program that several sessions measured (default: only those of its newest "
                 "session, the records within 6 hours of its newest; hosts of one device key differ)");

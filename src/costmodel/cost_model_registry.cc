@@ -19,10 +19,6 @@ const std::vector<CostModelEntry>& cost_models() {
        "gradient-boosted trees (XGBoost) on the pooled program vector and the device vector, log of latency over a "
        "roofline estimate",
        make_xgb_cost_model, load_xgb_cost_model},
-      {"xgb-peers",
-       "xgb with peer columns: the training set's latency of the same program on the most similar other device, "
-       "moved by the two devices' shift on the programs both measured",
-       make_xgb_peers_cost_model, load_xgb_peers_cost_model},
       {"mlp",
        "multilayer perceptron (libtorch, 2 hidden layers of 256) on the standardised program and device vectors, log "
        "of latency over a roofline estimate",

@@ -6,7 +6,6 @@
 #include <map>
 #include <set>
 
-#include "db/content_hash.h"
 #include "features/feature_cache.h"
 #include "ir/workload.h"
 #include "measure/record.h"
@@ -54,29 +53,7 @@ Result<SampleSet> samples_from_store(db::RecordStore& store, const DeviceTable& 
     set.superseded = records.size() - kept.size();
     records = std::move(kept);
   }
-  if (options.max_samples > 0 && records.size() > options.max_samples && options.whole_programs) {
-    // Programs in the order of a hash of their text: a deterministic, even draw across the
-    // dataset's networks and devices.
-    std::map<std::string, std::vector<size_t>> by_hash;
-    std::string digest;
-    for (size_t i = 0; i < records.size(); ++i) {
-      const measure::Record& r = records[i];
-      db::content_hash_into({r.workload_key, "\n", r.provider, "\n", r.config.dump()}, digest);
-      by_hash[digest].push_back(i);
-    }
-    std::vector<char> keep(records.size(), 0);
-    size_t taken = 0;
-    for (const auto& [hash, members] : by_hash) {
-      if (taken >= options.max_samples) break;
-      for (size_t i : members) keep[i] = 1;
-      taken += members.size();
-    }
-    std::vector<measure::Record> kept;
-    kept.reserve(taken);
-    for (size_t i = 0; i < records.size(); ++i)
-      if (keep[i]) kept.push_back(std::move(records[i]));
-    records = std::move(kept);
-  } else if (options.max_samples > 0 && records.size() > options.max_samples) {
+  if (options.max_samples > 0 && records.size() > options.max_samples) {
     std::vector<measure::Record> kept;
     const double step = static_cast<double>(records.size()) / static_cast<double>(options.max_samples);
     for (size_t i = 0; i < options.max_samples; ++i) kept.push_back(std::move(records[static_cast<size_t>(i * step)]));

@@ -23,11 +23,6 @@ namespace tensorperf::costmodel {
 struct SampleSetOptions {
   std::string device_key;  // only this device (empty: all)
   size_t max_samples = 0;  // 0: all; else an even subsample of the records (deterministic)
-  // With max_samples: subsample programs (workload, provider, config) instead of records, keeping
-  // every device's records of each program taken, until about max_samples records. An even subsample
-  // of the records keeps few programs that several devices measured; this one keeps them all, as
-  // a database does (what peer measurements, costmodel/peer_measurements.h, need).
-  bool whole_programs = false;
   // A record of a described key measured at a clock more than 1% from its description's (another
   // host of the key) is labelled with its seconds times its clock over the description's: the time
   // it would take at the description's clock, to first order (tensorperf predict scales back).

@@ -4,42 +4,26 @@
 // estimate leaves the trees the program's distance from its device's roofline, which holds for
 // workloads larger than the training set's, where ln(seconds) itself cannot be extrapolated.
 // Models saved before the estimate was used (payload without "target") predict ln(seconds).
-//
-// `xgb-peers` is the same model with peer columns (costmodel/peer_measurements.h) after the row:
-// what its training set measured of the same program on other devices. It keeps that table (in its
-// file too) and extends it with what fine-tuning gives it. A quarter of the training rows (chosen
-// by program and seed) have their peer columns hidden, so that the trees also learn to predict a
-// program no other device measured (an unseen network's).
-#include <array>
 #include <cmath>
-#include <limits>
 
 #include "costmodel/cost_model.h"
 #include "costmodel/gbdt.h"
-#include "costmodel/peer_measurements.h"
 #include "costmodel/roofline.h"
 #include "costmodel/xgb_cost_model.h"
 
 namespace tensorperf::costmodel {
 namespace {
 
-// The share of training rows whose peer columns are hidden.
-constexpr double kPeerDropout = 0.25;
-
 class XgbCostModel final : public CostModel {
  public:
-  XgbCostModel(const CostModelOptions& options, bool peers) : options_(options), peers_(peers) {}
+  explicit XgbCostModel(const CostModelOptions& options) : options_(options) {}
 
-  std::string kind() const override { return peers_ ? "xgb-peers" : "xgb"; }
+  std::string kind() const override { return "xgb"; }
 
   Status fit(std::span<const Sample> train) override {
     TP_RETURN_IF_ERROR(check_training_set(train));
+    TP_ASSIGN_OR_RETURN(Matrix x, matrix(train));
     roofline_ = true;
-    if (peers_) {
-      table_ = PeerTable();
-      table_.add(train);
-    }
-    TP_ASSIGN_OR_RETURN(Matrix x, matrix(train, /*dropout=*/true));
     const std::vector<float> labels = targets(train);
     GbdtOptions o;
     o.objective = "reg:squarederror";
@@ -60,10 +44,7 @@ class XgbCostModel final : public CostModel {
   Status fine_tune(std::span<const Sample> more) override {
     if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
     TP_RETURN_IF_ERROR(check_training_set(more));
-    // The new device's samples become peers of the other devices' programs, and give the shifts
-    // between it and them (its own samples are never its peers).
-    if (peers_) table_.add(more);
-    TP_ASSIGN_OR_RETURN(Matrix x, matrix(more, /*dropout=*/false));
+    TP_ASSIGN_OR_RETURN(Matrix x, matrix(more));
     const std::vector<float> labels = targets(more);
     GbdtOptions o;
     o.rounds = 60;
@@ -79,7 +60,7 @@ class XgbCostModel final : public CostModel {
   Result<std::vector<double>> predict(std::span<const Sample> samples) const override {
     if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
     if (samples.empty()) return std::vector<double>{};
-    TP_ASSIGN_OR_RETURN(Matrix x, matrix(samples, /*dropout=*/false));
+    TP_ASSIGN_OR_RETURN(Matrix x, matrix(samples));
     TP_ASSIGN_OR_RETURN(std::vector<float> logs, gbdt_->predict(x));
     std::vector<double> out;
     out.reserve(logs.size());
@@ -93,7 +74,6 @@ class XgbCostModel final : public CostModel {
     TP_ASSIGN_OR_RETURN(std::string booster, gbdt_->save());
     nlohmann::json out{{"booster", booster}};
     if (roofline_) out["target"] = kRooflineTarget;
-    if (peers_) out["peers"] = table_.to_json();
     return out;
   }
 
@@ -101,14 +81,10 @@ class XgbCostModel final : public CostModel {
     if (!payload.is_object() || !payload.contains("booster") || !payload["booster"].is_string())
       return Status::Corruption("xgb cost model: the payload has no booster");
     TP_ASSIGN_OR_RETURN(roofline_, uses_roofline_target(payload, "xgb"));
-    if (peers_) {
-      if (!payload.contains("peers")) return Status::Corruption("xgb-peers cost model: the payload has no peer table");
-      TP_ASSIGN_OR_RETURN(table_, PeerTable::from_json(payload["peers"]));
-    }
     TP_ASSIGN_OR_RETURN(Gbdt model, Gbdt::load(payload["booster"].get<std::string>(), options_.threads));
-    if (model.features() != width())
-      return Status::InvalidArgument(kind() + " cost model: the booster takes " + std::to_string(model.features()) +
-                                     " features, this build's rows have " + std::to_string(width()));
+    if (model.features() != row_width())
+      return Status::InvalidArgument("xgb cost model: the booster takes " + std::to_string(model.features()) +
+                                     " features, this build's rows have " + std::to_string(row_width()));
     gbdt_ = std::make_unique<Gbdt>(std::move(model));
     return Status::Ok();
   }
@@ -123,35 +99,22 @@ class XgbCostModel final : public CostModel {
     return out;
   }
 
-  size_t width() const { return row_width() + (peers_ ? kPeerColumns : 0); }
-
-  // The rows of `samples`; with peers, each followed by its peer columns, hidden (NaN) for a
-  // kPeerDropout share of the programs when `dropout`.
-  Result<Matrix> matrix(std::span<const Sample> samples, bool dropout) const {
+  static Result<Matrix> matrix(std::span<const Sample> samples) {
     Matrix x;
-    x.cols = width();
+    x.cols = row_width();
     x.values.reserve(samples.size() * x.cols);
     for (const Sample& s : samples) {
       const size_t before = x.values.size();
       append_row(s, x.values);
-      if (x.values.size() - before != row_width())
+      if (x.values.size() - before != x.cols)
         return Status::InvalidArgument("a sample of " + s.workload + " has " + std::to_string(s.program.size()) +
                                        " program and " + std::to_string(s.device.size()) +
-                                       " device features; the model takes " + std::to_string(row_width()) + " in all");
-      if (!peers_) continue;
-      std::array<float, kPeerColumns> peer = table_.columns(s, target_unit(s, roofline_));
-      if (dropout) {
-        const uint64_t h = (PeerTable::program_key(s) ^ (options_.seed * 0x9e3779b97f4a7c15ULL)) * 0xbf58476d1ce4e5b9ULL;
-        if (static_cast<double>(h >> 11) * 0x1.0p-53 < kPeerDropout) peer.fill(std::numeric_limits<float>::quiet_NaN());
-      }
-      x.values.insert(x.values.end(), peer.begin(), peer.end());
+                                       " device features; the model takes " + std::to_string(x.cols) + " in all");
     }
     return x;
   }
 
   CostModelOptions options_;
-  bool peers_ = false;
-  PeerTable table_;
   std::unique_ptr<Gbdt> gbdt_;
   bool roofline_ = true;  // the target is relative to roofline_seconds (false: a model saved before)
 };
@@ -159,22 +122,11 @@ class XgbCostModel final : public CostModel {
 }  // namespace
 
 std::unique_ptr<CostModel> make_xgb_cost_model(const CostModelOptions& options) {
-  return std::make_unique<XgbCostModel>(options, /*peers=*/false);
+  return std::make_unique<XgbCostModel>(options);
 }
 
 Result<std::unique_ptr<CostModel>> load_xgb_cost_model(const nlohmann::json& payload, const CostModelOptions& options) {
-  auto model = std::make_unique<XgbCostModel>(options, /*peers=*/false);
-  TP_RETURN_IF_ERROR(model->restore(payload));
-  return std::unique_ptr<CostModel>(std::move(model));
-}
-
-std::unique_ptr<CostModel> make_xgb_peers_cost_model(const CostModelOptions& options) {
-  return std::make_unique<XgbCostModel>(options, /*peers=*/true);
-}
-
-Result<std::unique_ptr<CostModel>> load_xgb_peers_cost_model(const nlohmann::json& payload,
-                                                             const CostModelOptions& options) {
-  auto model = std::make_unique<XgbCostModel>(options, /*peers=*/true);
+  auto model = std::make_unique<XgbCostModel>(options);
   TP_RETURN_IF_ERROR(model->restore(payload));
   return std::unique_ptr<CostModel>(std::move(model));
 }

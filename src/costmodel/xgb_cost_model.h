@@ -7,9 +7,5 @@ namespace tensorperf::costmodel {
 
 std::unique_ptr<CostModel> make_xgb_cost_model(const CostModelOptions& options);
 Result<std::unique_ptr<CostModel>> load_xgb_cost_model(const nlohmann::json& payload, const CostModelOptions& options);
-// The same model with peer columns (costmodel/peer_measurements.h).
-std::unique_ptr<CostModel> make_xgb_peers_cost_model(const CostModelOptions& options);
-Result<std::unique_ptr<CostModel>> load_xgb_peers_cost_model(const nlohmann::json& payload,
-                                                             const CostModelOptions& options);
 
 }  // namespace tensorperf::costmodel

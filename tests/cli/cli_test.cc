@@ -588,18 +588,6 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
         << table.out;
     // Described by the closest device (another key): their seconds are left as measured.
     EXPECT_NE(table.out.find("its vector does not describe them"), std::string::npos) << table.out;
-    // xgb-peers on a subsample of 20 records' programs (each measured on one device here).
-    CmdResult peers = tensorperf("eval --db " + other + " --devices " + dir.string() +
-                                 " --split random --cost-model xgb-peers --max-samples 20 --subsample programs" + cache +
-                                 " --json");
-    ASSERT_EQ(peers.exit_code, 0) << peers.err;
-    auto pj = nlohmann::json::parse(peers.out);
-    EXPECT_EQ(pj["samples"], 20);
-    ASSERT_EQ(pj["splits"].size(), 1u);
-    EXPECT_EQ(pj["splits"][0]["model"], "xgb-peers");
-    CmdResult bad = tensorperf("eval --db " + other + " --devices " + dir.string() + " --subsample configs" + cache);
-    EXPECT_EQ(bad.exit_code, 2) << bad.err;
-    EXPECT_NE(bad.err.find("--subsample"), std::string::npos) << bad.err;
   }
   // The saved model predicts a model's latency here, and beside a real run with --compare.
   CmdResult p = tensorperf("predict --model squeezenet1_1 --image-size 64 --threads 1 --cost-model " + model +

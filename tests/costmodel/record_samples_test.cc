@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -180,38 +179,6 @@ TEST_F(RecordSamples, AProgramMeasuredAgainInALaterSessionKeepsOnlyThatSessionsR
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->superseded, 0u);
   EXPECT_EQ(all->samples.size(), 5u);
-}
-
-// A subsample of programs keeps every device's records of each program it takes.
-TEST_F(RecordSamples, ASubsampleOfProgramsKeepsEveryDevicesRecordsOfThem) {
-  const measure::Device two = epyc_avx512();
-  measure::Device one = two;
-  one.threads = 1;
-  ASSERT_NE(one.key(), two.key());
-  DeviceTable devices;
-  devices.add(two);
-  devices.add(one);
-  for (int channels = 8; channels < 18; ++channels)
-    for (const measure::Device* d : std::initializer_list<const measure::Device*>{&two, &one}) {
-      const std::string c = std::to_string(channels);
-      measure::Record r = onednn_default("conv2d|float32[1," + c + ",14,14];float32[" + c + "," + c +
-                                             ",3,3]|dilations=[1,1];groups=1;pads=[1,1,1,1];strides=[1,1]|",
-                                         *d);
-      r.costs = {1e-5 * channels * d->threads};
-      r.timestamp = 1.7e9;
-      ASSERT_TRUE(db::add_record(*store_, r).ok());
-    }
-  SampleSetOptions options;
-  options.max_samples = 8;
-  options.whole_programs = true;
-  auto set = samples_from_store(*store_, devices, options);
-  ASSERT_TRUE(set.ok()) << set.status().message();
-  EXPECT_EQ(set->skipped, 0u);
-  ASSERT_EQ(set->samples.size(), 8u);
-  std::map<std::string, std::set<std::string>> devices_of;
-  for (const Sample& s : set->samples) devices_of[s.workload].insert(s.device_key);
-  EXPECT_EQ(devices_of.size(), 4u);
-  for (const auto& [workload, keys] : devices_of) EXPECT_EQ(keys.size(), 2u) << workload;
 }
 
 }  // namespace
