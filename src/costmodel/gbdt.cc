@@ -2,6 +2,7 @@
 
 #include <xgboost/c_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -128,7 +129,18 @@ Status Gbdt::boost_more(const Matrix& x, std::span<const float> labels, const Gb
   return Status::Ok();
 }
 
-Result<std::vector<float>> Gbdt::predict(const Matrix& x) const {
+Result<int> Gbdt::rounds() const {
+  int done = 0;
+  if (XGBoosterBoostedRounds(booster_, &done) != 0) return xgb_error("reading the model's rounds");
+  return done;
+}
+
+Result<Gbdt> Gbdt::copy(int threads) const {
+  TP_ASSIGN_OR_RETURN(std::string bytes, save());
+  return load(bytes, threads);
+}
+
+Result<std::vector<float>> Gbdt::predict(const Matrix& x, int rounds) const {
   if (x.cols != features_)
     return Status::InvalidArgument("model takes " + std::to_string(features_) + " features, got " + std::to_string(x.cols));
   if (x.rows() == 0) return std::vector<float>{};
@@ -138,8 +150,8 @@ Result<std::vector<float>> Gbdt::predict(const Matrix& x) const {
                                  {"shape", {x.rows(), x.cols}},
                                  {"typestr", "<f4"},
                                  {"version", 3}};
-  static const std::string config =
-      R"({"type": 0, "training": false, "cache_id": 0, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false, "missing": NaN})";
+  const std::string config = R"({"type": 0, "training": false, "cache_id": 0, "iteration_begin": 0, "iteration_end": )" +
+                             std::to_string(std::max(rounds, 0)) + R"(, "strict_shape": false, "missing": NaN})";
   const bst_ulong* shape = nullptr;
   bst_ulong dims = 0;
   const float* out = nullptr;

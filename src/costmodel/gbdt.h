@@ -54,8 +54,13 @@ class Gbdt {
   // when it fails.
   Status boost_more(const Matrix& x, std::span<const float> labels, const GbdtOptions& options);
 
-  // One score per row. REQUIRES: x.cols == the training matrix's cols.
-  Result<std::vector<float>> predict(const Matrix& x) const;
+  // One score per row, from the model's first `rounds` boosting rounds (0: all of them).
+  // REQUIRES: x.cols == the training matrix's cols.
+  Result<std::vector<float>> predict(const Matrix& x, int rounds = 0) const;
+  // How many boosting rounds the model has.
+  Result<int> rounds() const;
+  // An independent copy (through XGBoost's own format).
+  Result<Gbdt> copy(int threads = 1) const;
 
   // XGBoost's own JSON model format, and back.
   Result<std::string> save() const;

@@ -4,7 +4,10 @@
 // estimate leaves the trees the program's distance from its device's roofline, which holds for
 // workloads larger than the training set's, where ln(seconds) itself cannot be extrapolated.
 // Models saved before the estimate was used (payload without "target") predict ln(seconds).
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <numeric>
 
 #include "costmodel/cost_model.h"
 #include "costmodel/gbdt.h"
@@ -40,20 +43,18 @@ class XgbCostModel final : public CostModel {
   }
 
   // Shallow trees at a small rate on the new device's samples: they correct the pre-trained model
-  // where it is off there without room to memorise a few hundred rows.
+  // where it is off there without room to memorise a few hundred rows. How many: what k-fold
+  // cross-validation on those samples favours (cross_validated_rounds), none unless some number of
+  // trees predicts their held-out folds clearly better than the pre-trained model alone.
   Status fine_tune(std::span<const Sample> more) override {
     if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
     TP_RETURN_IF_ERROR(check_training_set(more));
     TP_ASSIGN_OR_RETURN(Matrix x, matrix(more));
     const std::vector<float> labels = targets(more);
-    GbdtOptions o;
-    o.rounds = 60;
-    o.max_depth = 3;
-    o.eta = 0.1;
-    o.subsample = 0.8;
-    o.min_child_weight = 3;
-    o.threads = options_.threads;
-    o.seed = options_.seed;
+    TP_ASSIGN_OR_RETURN(const int rounds, cross_validated_rounds(x, labels));
+    if (rounds == 0) return Status::Ok();
+    GbdtOptions o = fine_tune_options();
+    o.rounds = rounds;
     return gbdt_->boost_more(x, labels, o);
   }
 
@@ -99,6 +100,59 @@ class XgbCostModel final : public CostModel {
     return out;
   }
 
+  GbdtOptions fine_tune_options() const {
+    GbdtOptions o;
+    o.max_depth = 3;
+    o.eta = 0.1;
+    o.subsample = 0.8;
+    o.min_child_weight = 3;
+    o.threads = options_.threads;
+    o.seed = options_.seed;
+    return o;
+  }
+
+  // Of kFineTuneRounds, the number of fine-tuning rounds that cross-validation on the new samples
+  // favours: boosted on all but one of kFolds folds, the trees predict the fold left out, and each
+  // sample's |ln(predicted / measured)| is kept. The fewest rounds whose mean error is within one
+  // standard error of the lowest mean are chosen (Breiman's one-standard-error rule): a few dozen
+  // samples measured with noise favour some number of trees by chance, and a share picked by
+  // k-means over the features is not the test set's distribution, so fine-tuning must win clearly.
+  // Fewer than 2 * kFolds samples: 0.
+  Result<int> cross_validated_rounds(const Matrix& x, std::span<const float> labels) const {
+    const size_t n = x.rows();
+    if (n < 2 * kFolds) return 0;
+    TP_ASSIGN_OR_RETURN(const int base, gbdt_->rounds());
+    std::vector<std::vector<double>> errors(std::size(kFineTuneRounds));
+    for (size_t f = 0; f < kFolds; ++f) {
+      Matrix train, held;
+      train.cols = held.cols = x.cols;
+      std::vector<float> train_labels, held_labels;
+      for (size_t i = 0; i < n; ++i) {
+        Matrix& to = i % kFolds == f ? held : train;
+        to.values.insert(to.values.end(), x.row(i), x.row(i) + x.cols);
+        (i % kFolds == f ? held_labels : train_labels).push_back(labels[i]);
+      }
+      TP_ASSIGN_OR_RETURN(Gbdt fold, gbdt_->copy(options_.threads));
+      GbdtOptions o = fine_tune_options();
+      o.rounds = kFineTuneRounds[std::size(kFineTuneRounds) - 1];
+      TP_RETURN_IF_ERROR(fold.boost_more(train, train_labels, o));
+      for (size_t c = 0; c < std::size(kFineTuneRounds); ++c) {
+        TP_ASSIGN_OR_RETURN(std::vector<float> p, fold.predict(held, base + kFineTuneRounds[c]));
+        for (size_t i = 0; i < p.size(); ++i) errors[c].push_back(std::fabs(p[i] - held_labels[i]));
+      }
+    }
+    std::vector<double> mean(errors.size());
+    for (size_t c = 0; c < errors.size(); ++c)
+      mean[c] = std::accumulate(errors[c].begin(), errors[c].end(), 0.0) / static_cast<double>(n);
+    const size_t best = static_cast<size_t>(std::min_element(mean.begin(), mean.end()) - mean.begin());
+    double variance = 0;
+    for (double e : errors[best]) variance += (e - mean[best]) * (e - mean[best]);
+    const double standard_error = std::sqrt(variance / static_cast<double>(n - 1) / static_cast<double>(n));
+    for (size_t c = 0; c < mean.size(); ++c)
+      if (mean[c] <= mean[best] + standard_error) return kFineTuneRounds[c];
+    return kFineTuneRounds[best];
+  }
+
   static Result<Matrix> matrix(std::span<const Sample> samples) {
     Matrix x;
     x.cols = row_width();
@@ -113,6 +167,10 @@ class XgbCostModel final : public CostModel {
     }
     return x;
   }
+
+  // The fine-tuning rounds cross-validation chooses from, and its folds.
+  static constexpr int kFineTuneRounds[] = {0, 10, 20, 40, 60, 120};
+  static constexpr size_t kFolds = 5;
 
   CostModelOptions options_;
   std::unique_ptr<Gbdt> gbdt_;

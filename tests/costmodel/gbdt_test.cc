@@ -91,6 +91,35 @@ TEST(Gbdt, SaveAndLoadPredictIdentically) {
   EXPECT_EQ(garbage.status().code(), StatusCode::kCorruption);
 }
 
+// A copy boosts on without touching the original; a prediction from the first rounds of the copy
+// is the original's.
+TEST(Gbdt, ACopyBoostsOnAloneAndPredictsFromItsFirstRounds) {
+  std::vector<float> y;
+  Matrix x = make_inputs(300, 9, &y);
+  GbdtOptions o;
+  o.objective = "reg:squarederror";
+  o.rounds = 20;
+  auto model = Gbdt::train(x, y, {}, {}, o);
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ(*model->rounds(), 20);
+  const std::vector<float> before = *model->predict(x);
+  auto copy = model->copy();
+  ASSERT_TRUE(copy.ok()) << copy.status().message();
+  std::vector<float> shifted = y;
+  for (float& v : shifted) v += 1.0f;
+  o.rounds = 15;
+  ASSERT_TRUE(copy->boost_more(x, shifted, o).ok());
+  EXPECT_EQ(*copy->rounds(), 35);
+  EXPECT_EQ(*model->rounds(), 20);
+  EXPECT_EQ(*model->predict(x), before) << "the original is unchanged";
+  EXPECT_EQ(*copy->predict(x, 20), before);
+  EXPECT_EQ(*copy->predict(x, 0), *copy->predict(x, 35)) << "0: every round";
+  const std::vector<float> after = *copy->predict(x);
+  double moved = 0;
+  for (size_t i = 0; i < after.size(); ++i) moved += (after[i] - before[i]) / static_cast<double>(after.size());
+  EXPECT_GT(moved, 0.5) << "the rounds after 20 learned the shift";
+}
+
 // Gbdt predicts in place from its dense rows; XGBoost's DMatrix path, run here on the same saved
 // model, must give the same values, missing (NaN) features included.
 TEST(Gbdt, InPlacePredictionEqualsTheDMatrixPath) {
