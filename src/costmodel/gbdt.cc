@@ -120,8 +120,7 @@ Status Gbdt::boost_more(const Matrix& x, std::span<const float> labels, const Gb
   more.features_ = features_;
   if (XGBoosterLoadModelFromBuffer(more.booster_, bytes.data(), bytes.size()) != 0) return xgb_error("reloading the model");
   TP_RETURN_IF_ERROR(set_tree_params(more.booster_, options));
-  int done = 0;
-  if (XGBoosterBoostedRounds(more.booster_, &done) != 0) return xgb_error("reading the model's rounds");
+  TP_ASSIGN_OR_RETURN(const int done, more.rounds());
   for (int i = 0; i < options.rounds; ++i)
     if (XGBoosterUpdateOneIter(more.booster_, done + i, d.get()) != 0)
       return xgb_error("boosting round " + std::to_string(done + i));
@@ -133,11 +132,6 @@ Result<int> Gbdt::rounds() const {
   int done = 0;
   if (XGBoosterBoostedRounds(booster_, &done) != 0) return xgb_error("reading the model's rounds");
   return done;
-}
-
-Result<Gbdt> Gbdt::copy(int threads) const {
-  TP_ASSIGN_OR_RETURN(std::string bytes, save());
-  return load(bytes, threads);
 }
 
 Result<std::vector<float>> Gbdt::predict(const Matrix& x, int rounds) const {

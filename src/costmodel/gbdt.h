@@ -59,8 +59,6 @@ class Gbdt {
   Result<std::vector<float>> predict(const Matrix& x, int rounds = 0) const;
   // How many boosting rounds the model has.
   Result<int> rounds() const;
-  // An independent copy (through XGBoost's own format).
-  Result<Gbdt> copy(int threads = 1) const;
 
   // XGBoost's own JSON model format, and back.
   Result<std::string> save() const;

@@ -4,9 +4,9 @@
 // estimate leaves the trees the program's distance from its device's roofline, which holds for
 // workloads larger than the training set's, where ln(seconds) itself cannot be extrapolated.
 // Models saved before the estimate was used (payload without "target") predict ln(seconds).
-#include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <string>
 
 #include "costmodel/cost_model.h"
 #include "costmodel/gbdt.h"
@@ -121,6 +121,8 @@ class XgbCostModel final : public CostModel {
     const size_t n = x.rows();
     if (n < 2 * kFolds) return 0;
     TP_ASSIGN_OR_RETURN(const int base, gbdt_->rounds());
+    // Serialised once: each fold starts from its own copy of the pre-trained model.
+    TP_ASSIGN_OR_RETURN(const std::string pretrained, gbdt_->save());
     std::vector<double> error(std::size(kFineTuneRounds), 0.0);
     for (size_t f = 0; f < kFolds; ++f) {
       Matrix train, held;
@@ -131,7 +133,7 @@ class XgbCostModel final : public CostModel {
         to.values.insert(to.values.end(), x.row(i), x.row(i) + x.cols);
         (i % kFolds == f ? held_labels : train_labels).push_back(labels[i]);
       }
-      TP_ASSIGN_OR_RETURN(Gbdt fold, gbdt_->copy(options_.threads));
+      TP_ASSIGN_OR_RETURN(Gbdt fold, Gbdt::load(pretrained, options_.threads));
       GbdtOptions o = fine_tune_options();
       o.rounds = kFineTuneRounds[std::size(kFineTuneRounds) - 1];
       TP_RETURN_IF_ERROR(fold.boost_more(train, train_labels, o));

@@ -91,8 +91,8 @@ TEST(Gbdt, SaveAndLoadPredictIdentically) {
   EXPECT_EQ(garbage.status().code(), StatusCode::kCorruption);
 }
 
-// A copy boosts on without touching the original; a prediction from the first rounds of the copy
-// is the original's.
+// A copy (the saved model loaded again) boosts on without touching the original; a prediction from
+// the first rounds of the copy is the original's.
 TEST(Gbdt, ACopyBoostsOnAloneAndPredictsFromItsFirstRounds) {
   std::vector<float> y;
   Matrix x = make_inputs(300, 9, &y);
@@ -103,7 +103,9 @@ TEST(Gbdt, ACopyBoostsOnAloneAndPredictsFromItsFirstRounds) {
   ASSERT_TRUE(model.ok());
   EXPECT_EQ(*model->rounds(), 20);
   const std::vector<float> before = *model->predict(x);
-  auto copy = model->copy();
+  auto bytes = model->save();
+  ASSERT_TRUE(bytes.ok());
+  auto copy = Gbdt::load(*bytes);
   ASSERT_TRUE(copy.ok()) << copy.status().message();
   std::vector<float> shifted = y;
   for (float& v : shifted) v += 1.0f;
