@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -77,6 +78,9 @@ struct SplitResult {
   // The test samples whose inputs were measured more than once (costmodel/noise_floor.h): the
   // floor's metrics on them, and the model's on the same samples.
   costmodel::Metrics floor, model_on_floor;
+  // Splits with a fine-tuning share: the pre-trained model's metrics on the same test samples, before
+  // it saw the share (what fine-tuning bought, or cost).
+  std::optional<costmodel::Metrics> pretrained;
 };
 
 // Models trained on a split's `train` set, kept for the splits that share it (a cross-device
@@ -111,18 +115,19 @@ SplitResult run_split(const EvalOptions& o, const std::string& model_name,
     std::sort(unlabeled_rows.begin(), unlabeled_rows.end());
     unlabeled = pick(unlabeled_rows);
   }
+  std::vector<size_t> pretraining_key;
   if (split.fine_tune.empty()) {
     model = check(costmodel::make_cost_model(model_name, mo));
     check(model->fit_adapted(pick(split.train), unlabeled));
   } else {
     // The pre-training depends on its training set and, with --cmd, on the regulariser's target
     // (the devices of one CPU share a training set in cross-cpu splits, not their held-out programs).
-    std::vector<size_t> key = split.train;
+    pretraining_key = split.train;
     if (!unlabeled_rows.empty()) {
-      key.push_back(std::numeric_limits<size_t>::max());
-      key.insert(key.end(), unlabeled_rows.begin(), unlabeled_rows.end());
+      pretraining_key.push_back(std::numeric_limits<size_t>::max());
+      pretraining_key.insert(pretraining_key.end(), unlabeled_rows.begin(), unlabeled_rows.end());
     }
-    auto& base = pretrained[{model_name, key}];
+    auto& base = pretrained[{model_name, pretraining_key}];
     if (!base) {
       base = check(costmodel::make_cost_model(model_name, mo));
       check(base->fit_adapted(pick(split.train), unlabeled));
@@ -139,6 +144,9 @@ SplitResult run_split(const EvalOptions& o, const std::string& model_name,
     groups.push_back(s.workload + "@" + s.device_key);
   }
   costmodel::Metrics m = costmodel::evaluate(predicted, measured, groups);
+  std::optional<costmodel::Metrics> before;
+  if (!split.fine_tune.empty())
+    before = costmodel::evaluate(check(pretrained.at({model_name, pretraining_key})->predict(test)), measured, groups);
   const costmodel::NoiseFloor nf = repeats.floor(split.test);
   std::vector<double> floor_predicted = nf.predicted, floor_measured, model_predicted;
   std::vector<std::string> floor_groups;
@@ -149,7 +157,8 @@ SplitResult run_split(const EvalOptions& o, const std::string& model_name,
   }
   costmodel::Metrics floor = costmodel::evaluate(floor_predicted, floor_measured, floor_groups);
   costmodel::Metrics model_on_floor = costmodel::evaluate(model_predicted, floor_measured, floor_groups);
-  return {model_name, std::move(split), m, std::move(predicted), std::move(measured), floor, model_on_floor};
+  return {model_name, std::move(split), m, std::move(predicted), std::move(measured), floor, model_on_floor,
+          before};
 }
 
 void run_eval(const EvalOptions& o) {
@@ -373,6 +382,7 @@ void run_eval(const EvalOptions& o) {
       nlohmann::json floor = costmodel::metrics_to_json(r.floor);
       floor["model"] = costmodel::metrics_to_json(r.model_on_floor);
       m["noise_floor"] = floor;
+      m["pretrained"] = r.pretrained ? costmodel::metrics_to_json(*r.pretrained) : nlohmann::json(nullptr);
       out["splits"].push_back(m);
     }
     std::puts(out.dump(2).c_str());
@@ -398,6 +408,7 @@ void run_eval(const EvalOptions& o) {
                {"fine-tune", Align::kRight},
                {"test", Align::kRight},
                {"MAPE", Align::kRight},
+               {"pre-trained", Align::kRight},
                {"RMSE ln", Align::kRight},
                {"<=10%", Align::kRight},
                {"<=20%", Align::kRight},
@@ -410,7 +421,9 @@ void run_eval(const EvalOptions& o) {
   for (const SplitResult& r : results)
     table.add_row({r.model, r.split.name, std::to_string(r.split.train.size()),
                    std::to_string(r.split.fine_tune.size()), std::to_string(r.split.test.size()),
-                   fmt::format("{:.1f}%", 100 * r.metrics.mape), fmt::format("{:.3f}", r.metrics.rmse_log),
+                   fmt::format("{:.1f}%", 100 * r.metrics.mape),
+                   r.pretrained ? fmt::format("{:.1f}%", 100 * r.pretrained->mape) : "-",
+                   fmt::format("{:.3f}", r.metrics.rmse_log),
                    fmt::format("{:.1f}%", 100 * r.metrics.within_10), fmt::format("{:.1f}%", 100 * r.metrics.within_20),
                    fmt::format("{:.3f}", r.metrics.pairwise), fmt::format("{:.3f}", r.metrics.top1),
                    fmt::format("{:.3f}", r.metrics.top5), std::to_string(r.floor.samples),
@@ -418,7 +431,8 @@ void run_eval(const EvalOptions& o) {
                    r.floor.samples ? fmt::format("{:.1f}%", 100 * r.model_on_floor.mape) : "-"});
   table.print();
   std::printf(
-      "\nrepeats: test samples whose config was measured more than once on its device; floor MAPE: each predicted by "
+      "\npre-trained: the MAPE before fine-tuning with the held-out device's share (cross-device, cross-cpu); "
+      "repeats: test samples whose config was measured more than once on its device; floor MAPE: each predicted by "
       "the median of its other measurements (the measurements' own repeatability: 1 to 2 times the error of knowing "
       "the true latency); model there: the model's MAPE on the same samples\n");
 }
@@ -483,7 +497,7 @@ void register_eval_command(CLI::App& app) {
       "print one JSON object {cost_models, samples, skipped, superseded, feature_cache: {path, hits, computed} or null, closest_device, off_clock: {device: {MHz: records "
       "measured at that clock, not the description's}}, splits: [{model, split, train, test, "
       "mape, rmse_log, within_10, within_20, pairwise, top1, top5, groups, fine_tune, noise_floor: {samples, mape, "
-      "..., model: {samples, mape, ...}}}]}");
+      "..., model: {samples, mape, ...}}, pretrained: {mape, ...} (the model before fine-tuning) or null}]}");
   cmd->callback([] { run_eval(o); });
 }
 

@@ -559,6 +559,7 @@ TEST(Cli, EvalScoresACostModelOnADatabase) {
   EXPECT_EQ(j["splits"][0]["split"], "random");
   EXPECT_EQ(j["splits"][0]["test"].get<int>() + j["splits"][0]["train"].get<int>(), 36);
   EXPECT_GE(j["splits"][0]["mape"].get<double>(), 0);
+  EXPECT_TRUE(j["splits"][0]["pretrained"].is_null()) << "nothing is fine-tuned in a random split";
   EXPECT_TRUE(std::filesystem::exists(model));
   EXPECT_TRUE(j["off_clock"].empty()) << "these records keep no clock";
   {
@@ -1063,6 +1064,12 @@ TEST(Cli, EvalHoldsOutAWholeCpu) {
     EXPECT_EQ(split["train"], 36) << split.dump();
     EXPECT_EQ(split["fine_tune"].get<int>() + split["test"].get<int>(), 36) << split.dump();
     EXPECT_GE(split["mape"].get<double>(), 0);
+    // The pre-trained model's figures beside the fine-tuned one's. A share of under 10 samples leaves
+    // xgb's pre-trained model as it is, so both are the same model's.
+    ASSERT_TRUE(split["pretrained"].is_object()) << split.dump();
+    ASSERT_LT(split["fine_tune"].get<int>(), 10) << split.dump();
+    EXPECT_EQ(split["pretrained"]["mape"], split["mape"]) << split.dump();
+    EXPECT_EQ(split["pretrained"]["samples"], split["test"]) << split.dump();
   }
   // --held-out-devices: only the named device is held out.
   const std::string eval = "eval --db " + db + " --devices " + dir.string() + " ";
@@ -1074,6 +1081,16 @@ TEST(Cli, EvalHoldsOutAWholeCpu) {
     EXPECT_NE(split["split"].get<std::string>().find(second), std::string::npos) << split.dump();
     EXPECT_EQ(split["split"].get<std::string>().find(first), std::string::npos) << split.dump();
     EXPECT_EQ(split["train"], 36) << split.dump();
+  }
+  // mlp always fine-tunes: its figures before and after differ.
+  r = tensorperf(eval + "--cost-model mlp --split cross-device --held-out-devices " + second + " --shares 50 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["splits"].size(), 2u) << r.out;
+  for (const auto& split : j["splits"]) {
+    ASSERT_TRUE(split["pretrained"].is_object()) << split.dump();
+    EXPECT_EQ(split["pretrained"]["samples"], split["test"]) << split.dump();
+    EXPECT_NE(split["pretrained"]["rmse_log"], split["rmse_log"]) << split.dump();
   }
   for (const std::string& bad : {std::string("--split cross-device --held-out-devices x86_64-nowhere-t2"),  // none
                                  "--split random --held-out-devices " + second}) {  // no device split
