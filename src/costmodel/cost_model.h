@@ -47,10 +47,10 @@ class CostModel {
   // Predicted seconds, one per sample. FailedPrecondition-like InvalidArgument before fit().
   virtual Result<std::vector<double>> predict(std::span<const Sample> samples) const = 0;
   // Continues training a fitted model on `more` (a new device's few samples, after pre-training on
-  // the others): xgb boosts further shallow trees on what the model gets wrong there, if
-  // cross-validation on `more` says they help (never with fewer than 10 samples); the neural
-  // models take more, smaller Adam steps, keeping their normalisation. InvalidArgument before fit(),
-  // on an empty set or an unmeasured sample.
+  // the others), if cross-validation on `more` says it helps (fine_tune_validation.h; never with
+  // fewer than 10 samples): xgb boosts further shallow trees on what the model gets wrong there; the
+  // neural models take more, smaller Adam steps, keeping their normalisation. InvalidArgument before
+  // fit(), on an empty set or an unmeasured sample.
   virtual Status fine_tune(std::span<const Sample> more) = 0;
   // The model's own state, for save_cost_model; and back (the registry's load).
   virtual Result<nlohmann::json> payload() const = 0;

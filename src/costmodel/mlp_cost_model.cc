@@ -8,6 +8,7 @@
 #include <random>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/fine_tune_validation.h"
 #include "costmodel/neural_cost_models.h"
 #include "costmodel/roofline.h"
 #include "costmodel/torch_params.h"
@@ -82,11 +83,20 @@ class MlpCostModel final : public CostModel {
     return Status::Ok();
   }
 
-  // More epochs at a third of the rate on the new samples, with the pre-training's normalisation.
+  // More epochs at a third of the rate on the new samples, with the pre-training's normalisation, if
+  // cross-validation on them says so (fine_tune_validation.h).
   Status fine_tune(std::span<const Sample> more) override {
     if (!net_) return Status::InvalidArgument("the mlp cost model is not trained");
     TP_RETURN_IF_ERROR(check_training_set(more));
     TP_RETURN_IF_ERROR(check_widths(more));
+    TP_ASSIGN_OR_RETURN(const bool pays, fine_tuning_pays(*this, more, [](CostModel& copy, std::span<const Sample> s) {
+      return static_cast<MlpCostModel&>(copy).adapt(s);
+    }, options_));
+    return pays ? adapt(more) : Status::Ok();
+  }
+
+  // fine_tune's training, unconditional.
+  Status adapt(std::span<const Sample> more) {
     torch::manual_seed(options_.seed);
     torch::set_num_threads(1);
     std::vector<float> y;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/fine_tune_validation.h"
 #include "costmodel/cross_features.h"
 #include "costmodel/moment_discrepancy.h"
 #include "costmodel/neural_cost_models.h"
@@ -167,11 +168,19 @@ class TransformerCostModel final : public CostModel {
   }
 
   // More epochs at a lower rate on the new samples, with the pre-training's Box-Cox and
-  // standardisation.
+  // standardisation, if cross-validation on them says so (fine_tune_validation.h).
   Status fine_tune(std::span<const Sample> more) override {
     if (!net_) return Status::InvalidArgument("the transformer cost model is not trained");
     TP_RETURN_IF_ERROR(check_training_set(more));
     TP_RETURN_IF_ERROR(check(more));
+    TP_ASSIGN_OR_RETURN(const bool pays, fine_tuning_pays(*this, more, [](CostModel& copy, std::span<const Sample> s) {
+      return static_cast<TransformerCostModel&>(copy).adapt(s);
+    }, options_));
+    return pays ? adapt(more) : Status::Ok();
+  }
+
+  // fine_tune's training, unconditional.
+  Status adapt(std::span<const Sample> more) {
     torch::manual_seed(options_.seed);
     torch::set_num_threads(1);  // see predict: intra-op threads only slow these small operators down
     train_steps(more, static_cast<int>(std::clamp<size_t>(20000 / std::max<size_t>(more.size(), 1), 30, 200)), 2e-4);

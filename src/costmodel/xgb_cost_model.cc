@@ -9,6 +9,7 @@
 #include <string>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/fine_tune_validation.h"
 #include "costmodel/gbdt.h"
 #include "costmodel/roofline.h"
 #include "costmodel/xgb_cost_model.h"
@@ -111,27 +112,28 @@ class XgbCostModel final : public CostModel {
   }
 
   // Of kFineTuneRounds, the number of fine-tuning rounds that cross-validation on the new samples
-  // favours: boosted on all but one of kFolds folds, the trees predict the fold left out, and the
+  // favours: boosted on all but one of kFineTuneFolds folds, the trees predict the fold left out, and the
   // rounds whose predictions have the lowest mean absolute percentage error over every fold are
   // chosen (ties go to fewer rounds). The percentage error, eval's metric, rather than the log
   // error the trees fit: a pre-trained model that is off by a factor on a new CPU costs far more
-  // in it (docs/costmodel.md, "xgb's fine-tuning, cross-validated"). Fewer than 2 * kFolds
-  // samples: 0.
+  // in it (docs/costmodel.md, "xgb's fine-tuning, cross-validated"). The folds and the least
+  // number of samples are fine_tune_validation.h's, which judges the other models' fine-tuning; xgb's
+  // own loop predicts every candidate from one booster per fold (Gbdt::predict(x, rounds)).
   Result<int> cross_validated_rounds(const Matrix& x, std::span<const float> labels) const {
     const size_t n = x.rows();
-    if (n < 2 * kFolds) return 0;
+    if (n < kMinFineTuneSamples) return 0;
     TP_ASSIGN_OR_RETURN(const int base, gbdt_->rounds());
     // Serialised once: each fold starts from its own copy of the pre-trained model.
     TP_ASSIGN_OR_RETURN(const std::string pretrained, gbdt_->save());
     std::vector<double> error(std::size(kFineTuneRounds), 0.0);
-    for (size_t f = 0; f < kFolds; ++f) {
+    for (size_t f = 0; f < kFineTuneFolds; ++f) {
       Matrix train, held;
       train.cols = held.cols = x.cols;
       std::vector<float> train_labels, held_labels;
       for (size_t i = 0; i < n; ++i) {
-        Matrix& to = i % kFolds == f ? held : train;
+        Matrix& to = fine_tune_fold(i) == f ? held : train;
         to.values.insert(to.values.end(), x.row(i), x.row(i) + x.cols);
-        (i % kFolds == f ? held_labels : train_labels).push_back(labels[i]);
+        (fine_tune_fold(i) == f ? held_labels : train_labels).push_back(labels[i]);
       }
       TP_ASSIGN_OR_RETURN(Gbdt fold, Gbdt::load(pretrained, options_.threads));
       GbdtOptions o = fine_tune_options();
@@ -139,7 +141,7 @@ class XgbCostModel final : public CostModel {
       TP_RETURN_IF_ERROR(fold.boost_more(train, train_labels, o));
       for (size_t c = 0; c < std::size(kFineTuneRounds); ++c) {
         TP_ASSIGN_OR_RETURN(std::vector<float> p, fold.predict(held, base + kFineTuneRounds[c]));
-        for (size_t i = 0; i < p.size(); ++i) error[c] += std::fabs(std::exp(static_cast<double>(p[i] - held_labels[i])) - 1);
+        for (size_t i = 0; i < p.size(); ++i) error[c] += percentage_error(std::exp(static_cast<double>(p[i] - held_labels[i])), 1.0);
       }
     }
     size_t best = 0;
@@ -164,9 +166,8 @@ class XgbCostModel final : public CostModel {
   }
 
   // The fine-tuning rounds cross-validation chooses from (none, or the 60 xgb always boosted before
-  // 2026-12-07), and its folds.
+  // 2026-12-07).
   static constexpr int kFineTuneRounds[] = {0, 60};
-  static constexpr size_t kFolds = 5;
 
   CostModelOptions options_;
   std::unique_ptr<Gbdt> gbdt_;
