@@ -1037,6 +1037,7 @@ TEST(Cli, EvalHoldsOutAWholeCpu) {
     auto r = nlohmann::json::parse(line);
     ASSERT_EQ(r["input"]["device"], first);
     r["input"]["device"] = second;
+    for (auto& c : r["result"]["costs"]) c = c.get<double>() * 3;  // a slower CPU: the other's records are 3x off
     out << r.dump() << "\n";
   }
   out.close();
@@ -1082,7 +1083,8 @@ TEST(Cli, EvalHoldsOutAWholeCpu) {
     EXPECT_EQ(split["split"].get<std::string>().find(first), std::string::npos) << split.dump();
     EXPECT_EQ(split["train"], 36) << split.dump();
   }
-  // mlp always fine-tunes: its figures before and after differ.
+  // The pre-trained mlp knows only the 3x faster CPU: cross-validation on half of the held-out
+  // device's samples finds that fine-tuning pays, and its figures before and after differ.
   r = tensorperf(eval + "--cost-model mlp --split cross-device --held-out-devices " + second + " --shares 50 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   j = nlohmann::json::parse(r.out);
@@ -1090,7 +1092,7 @@ TEST(Cli, EvalHoldsOutAWholeCpu) {
   for (const auto& split : j["splits"]) {
     ASSERT_TRUE(split["pretrained"].is_object()) << split.dump();
     EXPECT_EQ(split["pretrained"]["samples"], split["test"]) << split.dump();
-    EXPECT_NE(split["pretrained"]["rmse_log"], split["rmse_log"]) << split.dump();
+    EXPECT_LT(split["mape"].get<double>(), split["pretrained"]["mape"].get<double>()) << split.dump();
   }
   for (const std::string& bad : {std::string("--split cross-device --held-out-devices x86_64-nowhere-t2"),  // none
                                  "--split random --held-out-devices " + second}) {  // no device split
