@@ -8,13 +8,13 @@
 // "The neural models' fine-tuning, cross-validated").
 #pragma once
 
-#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <span>
 
 #include "base/status.h"
 #include "costmodel/cost_model.h"
+#include "costmodel/metrics.h"
 #include "costmodel/sample.h"
 
 namespace tensorperf::costmodel {
@@ -25,9 +25,6 @@ inline constexpr size_t kMinFineTuneSamples = 2 * kFineTuneFolds;
 // The fold of the i-th fine-tuning sample (every kFineTuneFolds-th sample, so that each fold
 // takes its share of an order the samples came in).
 inline size_t fine_tune_fold(size_t i) { return i % kFineTuneFolds; }
-
-// |predicted / measured - 1|, the term of the MAPE.
-inline double percentage_error(double predicted, double measured) { return std::abs(predicted / measured - 1); }
 
 // Fine-tunes `model` (a copy of the pre-trained one, of its kind) on `samples`, unconditionally.
 using FineTuneStep = std::function<Status(CostModel& model, std::span<const Sample> samples)>;

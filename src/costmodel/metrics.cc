@@ -16,7 +16,7 @@ Metrics evaluate(std::span<const double> predicted, std::span<const double> meas
   size_t w10 = 0, w20 = 0;
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t i = 0; i < predicted.size(); ++i) {
-    const double e = std::abs(predicted[i] - measured[i]) / measured[i];
+    const double e = percentage_error(predicted[i], measured[i]);
     ape += e;
     w10 += e <= 0.10;
     w20 += e <= 0.20;

@@ -3,6 +3,7 @@
 // workload (pairwise accuracy) and the measured speed of the configs it would pick (top-k score).
 #pragma once
 
+#include <cmath>
 #include <span>
 #include <string>
 
@@ -20,6 +21,9 @@ struct Metrics {
   double top1 = 0, top5 = 0;  // per group: best measured / measured of the best of the predicted top k
   size_t groups = 0;          // groups with at least two samples (what pairwise and top-k average over)
 };
+
+// |predicted - measured| / measured, the term of the MAPE. REQUIRES: measured > 0.
+inline double percentage_error(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
 
 // `group[i]` names sample i's group (a workload on a device): rankings only compare within one.
 // REQUIRES: the three spans have the same length; measured > 0.

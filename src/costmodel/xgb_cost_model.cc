@@ -11,6 +11,7 @@
 #include "costmodel/cost_model.h"
 #include "costmodel/fine_tune_validation.h"
 #include "costmodel/gbdt.h"
+#include "costmodel/metrics.h"
 #include "costmodel/roofline.h"
 #include "costmodel/xgb_cost_model.h"
 
