@@ -46,6 +46,7 @@ Status set_tree_params(BoosterHandle b, const GbdtOptions& options) {
   TP_RETURN_IF_ERROR(set(b, "eta", std::to_string(options.eta)));
   TP_RETURN_IF_ERROR(set(b, "subsample", std::to_string(options.subsample)));
   TP_RETURN_IF_ERROR(set(b, "min_child_weight", std::to_string(options.min_child_weight)));
+  TP_RETURN_IF_ERROR(set(b, "lambda", std::to_string(options.lambda)));
   TP_RETURN_IF_ERROR(set(b, "nthread", std::to_string(options.threads)));
   // XGBoost's seed is a signed 64-bit integer.
   TP_RETURN_IF_ERROR(set(b, "seed", std::to_string(options.seed & 0x7fffffffffffffffull)));

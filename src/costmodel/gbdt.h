@@ -30,7 +30,8 @@ struct GbdtOptions {
   int max_depth = 6;
   double eta = 0.2;       // learning rate
   double subsample = 1.0;
-  double min_child_weight = 1.0;
+  double min_child_weight = 1.0;  // least hessian per leaf (squared error: rows)
+  double lambda = 1.0;            // L2 penalty on leaf weights (XGBoost's default)
   int threads = 1;        // XGBoost's nthread. 1 starts no OpenMP team: the caller stays fork-safe
   uint64_t seed = 0;
 };

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -47,6 +48,32 @@ TEST(Gbdt, RegressionRecoversAKnownFunction) {
   double se = 0;
   for (size_t i = 0; i < y_test.size(); ++i) se += std::pow((*p)[i] - y_test[i], 2);
   EXPECT_LT(std::sqrt(se / y_test.size()), 0.1);  // y spans about [-2, 4]
+}
+
+// The leaf-size and L2 options reach XGBoost: leaves of at least as many rows as the training set
+// has cannot split, and a huge L2 penalty shrinks every leaf to almost nothing.
+TEST(Gbdt, LeafSizeAndPenaltyShrinkTheTrees) {
+  std::vector<float> y, y_test;
+  Matrix x = make_inputs(500, 11, &y), test = make_inputs(100, 12, &y_test);
+  auto spread = [&](const GbdtOptions& o) {
+    auto model = Gbdt::train(x, y, {}, {}, o);
+    EXPECT_TRUE(model.ok()) << model.status().message();
+    auto p = model->predict(test);
+    EXPECT_TRUE(p.ok());
+    auto [lo, hi] = std::minmax_element(p->begin(), p->end());
+    return *hi - *lo;
+  };
+  GbdtOptions o;
+  o.objective = "reg:squarederror";
+  o.rounds = 50;
+  const float plain = spread(o);
+  EXPECT_GT(plain, 3.0f);  // y spans about [-2, 4]
+  GbdtOptions whole = o;
+  whole.min_child_weight = 1000;
+  EXPECT_LT(spread(whole), 1e-6f);
+  GbdtOptions shrunk = o;
+  shrunk.lambda = 1e6;
+  EXPECT_LT(spread(shrunk), 0.01f * plain);
 }
 
 TEST(Gbdt, RankingOrdersRowsWithinGroupsAndStartsNoThread) {
