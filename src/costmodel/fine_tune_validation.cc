@@ -8,6 +8,9 @@ Result<bool> fine_tuning_pays(const CostModel& pretrained, std::span<const Sampl
                               const CostModelOptions& options) {
   if (more.size() < kMinFineTuneSamples) return false;
   TP_ASSIGN_OR_RETURN(const std::vector<double> before, pretrained.predict(more));
+  // Serialised once: each fold's copy is loaded from it (a large booster or network is saved once,
+  // not once per fold).
+  TP_ASSIGN_OR_RETURN(const nlohmann::json payload, pretrained.payload());
   double error_before = 0, error_after = 0;
   for (size_t f = 0; f < kFineTuneFolds; ++f) {
     std::vector<Sample> train, held;
@@ -19,7 +22,7 @@ Result<bool> fine_tuning_pays(const CostModel& pretrained, std::span<const Sampl
       } else {
         train.push_back(more[i]);
       }
-    TP_ASSIGN_OR_RETURN(std::unique_ptr<CostModel> copy, copy_cost_model(pretrained, options));
+    TP_ASSIGN_OR_RETURN(std::unique_ptr<CostModel> copy, load_cost_model_payload(pretrained.kind(), payload, options));
     TP_RETURN_IF_ERROR(adapt(*copy, train));
     TP_ASSIGN_OR_RETURN(const std::vector<double> after, copy->predict(held));
     for (size_t k = 0; k < held.size(); ++k) {

@@ -6,13 +6,11 @@
 // Models saved before the estimate was used (payload without "target") predict ln(seconds).
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <string>
 
 #include "costmodel/cost_model.h"
 #include "costmodel/fine_tune_validation.h"
 #include "costmodel/gbdt.h"
-#include "costmodel/metrics.h"
 #include "costmodel/roofline.h"
 #include "costmodel/xgb_cost_model.h"
 
@@ -53,18 +51,24 @@ class XgbCostModel final : public CostModel {
 
   // Shallow trees at a small rate on the new device's samples: they correct the pre-trained model
   // where it is off there without room to memorise a few hundred rows. Whether: what k-fold
-  // cross-validation on those samples favours (cross_validated_rounds); with a few dozen noisy
+  // cross-validation on those samples says (fine_tune_validation.h); with a few dozen noisy
   // samples of a device whose siblings it was trained on, the pre-trained model is often better.
   Status fine_tune(std::span<const Sample> more) override {
     if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
     TP_RETURN_IF_ERROR(check_training_set(more));
+    TP_RETURN_IF_ERROR(matrix(more).status());  // a sample of the wrong width, however few there are
+    TP_ASSIGN_OR_RETURN(const bool pays, fine_tuning_pays(*this, more, [](CostModel& copy, std::span<const Sample> s) {
+      return static_cast<XgbCostModel&>(copy).boost(s);
+    }, options_));
+    return pays ? boost(more) : Status::Ok();
+  }
+
+  // fine_tune's training, unconditional: kFineTuneRounds more trees on `more`.
+  Status boost(std::span<const Sample> more) {
     TP_ASSIGN_OR_RETURN(Matrix x, matrix(more));
-    const std::vector<float> labels = targets(more);
-    TP_ASSIGN_OR_RETURN(const int rounds, cross_validated_rounds(x, labels));
-    if (rounds == 0) return Status::Ok();
     GbdtOptions o = fine_tune_options();
-    o.rounds = rounds;
-    return gbdt_->boost_more(x, labels, o);
+    o.rounds = kFineTuneRounds;
+    return gbdt_->boost_more(x, targets(more), o);
   }
 
   Result<std::vector<double>> predict(std::span<const Sample> samples) const override {
@@ -120,45 +124,6 @@ class XgbCostModel final : public CostModel {
     return o;
   }
 
-  // Of kFineTuneRounds, the number of fine-tuning rounds that cross-validation on the new samples
-  // favours: boosted on all but one of kFineTuneFolds folds, the trees predict the fold left out, and the
-  // rounds whose predictions have the lowest mean absolute percentage error over every fold are
-  // chosen (ties go to fewer rounds). The percentage error, eval's metric, rather than the log
-  // error the trees fit: a pre-trained model that is off by a factor on a new CPU costs far more
-  // in it (docs/costmodel.md, "xgb's fine-tuning, cross-validated"). The folds and the least
-  // number of samples are fine_tune_validation.h's, which judges the other models' fine-tuning; xgb's
-  // own loop predicts every candidate from one booster per fold (Gbdt::predict(x, rounds)).
-  Result<int> cross_validated_rounds(const Matrix& x, std::span<const float> labels) const {
-    const size_t n = x.rows();
-    if (n < kMinFineTuneSamples) return 0;
-    TP_ASSIGN_OR_RETURN(const int base, gbdt_->rounds());
-    // Serialised once: each fold starts from its own copy of the pre-trained model.
-    TP_ASSIGN_OR_RETURN(const std::string pretrained, gbdt_->save());
-    std::vector<double> error(std::size(kFineTuneRounds), 0.0);
-    for (size_t f = 0; f < kFineTuneFolds; ++f) {
-      Matrix train, held;
-      train.cols = held.cols = x.cols;
-      std::vector<float> train_labels, held_labels;
-      for (size_t i = 0; i < n; ++i) {
-        Matrix& to = fine_tune_fold(i) == f ? held : train;
-        to.values.insert(to.values.end(), x.row(i), x.row(i) + x.cols);
-        (fine_tune_fold(i) == f ? held_labels : train_labels).push_back(labels[i]);
-      }
-      TP_ASSIGN_OR_RETURN(Gbdt fold, Gbdt::load(pretrained, options_.threads));
-      GbdtOptions o = fine_tune_options();
-      o.rounds = kFineTuneRounds[std::size(kFineTuneRounds) - 1];
-      TP_RETURN_IF_ERROR(fold.boost_more(train, train_labels, o));
-      for (size_t c = 0; c < std::size(kFineTuneRounds); ++c) {
-        TP_ASSIGN_OR_RETURN(std::vector<float> p, fold.predict(held, base + kFineTuneRounds[c]));
-        for (size_t i = 0; i < p.size(); ++i) error[c] += percentage_error(std::exp(static_cast<double>(p[i] - held_labels[i])), 1.0);
-      }
-    }
-    size_t best = 0;
-    for (size_t c = 1; c < error.size(); ++c)
-      if (error[c] < error[best] * (1 - 1e-9)) best = c;
-    return kFineTuneRounds[best];
-  }
-
   static Result<Matrix> matrix(std::span<const Sample> samples) {
     Matrix x;
     x.cols = row_width();
@@ -174,9 +139,9 @@ class XgbCostModel final : public CostModel {
     return x;
   }
 
-  // The fine-tuning rounds cross-validation chooses from (none, or the 60 xgb always boosted before
-  // 2026-12-07).
-  static constexpr int kFineTuneRounds[] = {0, 60};
+  // The rounds fine-tuning boosts, when cross-validation says they pay (xgb always boosted them
+  // before 2026-12-07).
+  static constexpr int kFineTuneRounds = 60;
 
   CostModelOptions options_;
   std::unique_ptr<Gbdt> gbdt_;
