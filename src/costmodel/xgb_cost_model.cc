@@ -36,11 +36,11 @@ class XgbCostModel final : public CostModel {
     o.subsample = 0.9;
     // From 12,000 samples on, leaves of at least 6 samples, their values shrunk by an L2 penalty
     // of 3: a held-out network's unseen workloads are predicted about a point better (mean
-    // cross-model MAPE) than with XGBoost's leaves of 1-2 and penalty of 1, and seen workloads no
-    // worse; leaves of 20 with a penalty of 10 gained as much on unseen networks but cost a point
-    // on the whole dataset's random split (docs/costmodel.md, "Larger leaves for xgb"). Smaller
-    // sets scale down to leaves of 2 and a penalty of 1: 44 samples with large leaves could hardly
-    // split (random split 52% against 20%).
+    // cross-model MAPE) than with leaves of 2 and XGBoost's penalty of 1, seen workloads within
+    // 0.2 points (random split); leaves of 20 with a penalty of 10 gained a little more on unseen
+    // networks but cost a point on the whole dataset's random split (docs/costmodel.md, "xgb's
+    // leaves on the whole dataset"). Smaller sets scale down to leaves of 2 and a penalty of 1:
+    // 44 samples with large leaves could hardly split (random split 52% against 20%).
     const double n = static_cast<double>(train.size());
     o.min_child_weight = std::clamp(n / 2000, 2.0, 6.0);
     o.lambda = std::clamp(n / 4000, 1.0, 3.0);
