@@ -173,9 +173,10 @@ class TransformerCostModel final : public CostModel {
     if (!net_) return Status::InvalidArgument("the transformer cost model is not trained");
     TP_RETURN_IF_ERROR(check_training_set(more));
     TP_RETURN_IF_ERROR(check(more));
-    TP_ASSIGN_OR_RETURN(const bool pays, fine_tuning_pays(*this, more, [](CostModel& copy, std::span<const Sample> s) {
+    const auto adapt_copy = [](CostModel& copy, std::span<const Sample> s) {
       return static_cast<TransformerCostModel&>(copy).adapt(s);
-    }, options_));
+    };
+    TP_ASSIGN_OR_RETURN(const bool pays, fine_tuning_pays(*this, more, adapt_copy, options_));
     return pays ? adapt(more) : Status::Ok();
   }
 

@@ -59,9 +59,10 @@ class XgbCostModel final : public CostModel {
     if (!gbdt_) return Status::InvalidArgument("the xgb cost model is not trained");
     TP_RETURN_IF_ERROR(check_training_set(more));
     TP_RETURN_IF_ERROR(matrix(more).status());  // a sample of the wrong width, however few there are
-    TP_ASSIGN_OR_RETURN(const bool pays, fine_tuning_pays(*this, more, [](CostModel& copy, std::span<const Sample> s) {
+    const auto adapt_copy = [](CostModel& copy, std::span<const Sample> s) {
       return static_cast<XgbCostModel&>(copy).boost(s);
-    }, options_));
+    };
+    TP_ASSIGN_OR_RETURN(const bool pays, fine_tuning_pays(*this, more, adapt_copy, options_));
     return pays ? boost(more) : Status::Ok();
   }
 
