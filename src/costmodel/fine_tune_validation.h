@@ -29,9 +29,9 @@ inline size_t fine_tune_fold(size_t i) { return i % kFineTuneFolds; }
 // Fine-tunes `model` (a copy of the pre-trained one, of its kind) on `samples`, unconditionally.
 using FineTuneStep = std::function<Status(CostModel& model, std::span<const Sample> samples)>;
 
-// True when `adapt`ed copies of `pretrained` (loaded with `options` from its payload, saved once) predict the folds they
-// did not see with a lower MAPE, over every fold, than `pretrained` itself; false with fewer than
-// kMinFineTuneSamples samples.
+// True when `adapt`ed copies of `pretrained` (loaded with `options` from its payload, saved once)
+// predict the folds they did not see with a lower MAPE, over every fold, than `pretrained` itself;
+// false with fewer than kMinFineTuneSamples samples.
 Result<bool> fine_tuning_pays(const CostModel& pretrained, std::span<const Sample> more, const FineTuneStep& adapt,
                               const CostModelOptions& options);
 
